@@ -1,0 +1,200 @@
+//! The LLM port: what the core asks of a language model, and what it gets back.
+//!
+//! The core never speaks a provider's wire format. It builds a [`ChatRequest`]
+//! and consumes a stream of [`StreamEvent`]s through the [`Llm`] trait. The
+//! provider codecs (`openai`, `anthropic`) translate; the transport that moves
+//! bytes lives outside the core (the browser's `fetch` in `web::fetch`).
+//! This module does no IO and knows no clock.
+
+pub mod scripted;
+
+use std::fmt;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::LocalBoxStream;
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+/// Who speaks a chat turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    System,
+    User,
+    Assistant,
+}
+
+/// One turn of a chat prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: ChatRole,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self { role: ChatRole::System, content: content.into() }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self { role: ChatRole::User, content: content.into() }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: ChatRole::Assistant, content: content.into() }
+    }
+}
+
+/// A provider-neutral completion request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<ChatMessage>,
+    /// Upper bound on completion tokens (required by Anthropic; codecs supply a
+    /// default when `None`).
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+    /// Ask for a JSON object answer where the protocol supports it.
+    pub json_mode: bool,
+}
+
+impl ChatRequest {
+    pub fn new(model: impl Into<String>, messages: Vec<ChatMessage>) -> Self {
+        Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false }
+    }
+
+    /// Every character of the prompt, for estimates when a provider reports no usage.
+    pub fn prompt_chars(&self) -> usize {
+        self.messages.iter().map(|m| m.content.chars().count()).sum()
+    }
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// True when the provider sent no usage and these figures are estimates.
+    pub estimated: bool,
+}
+
+impl Usage {
+    /// A rough estimate (about four characters a token), marked as such.
+    pub fn estimate(prompt_chars: usize, completion_chars: usize) -> Self {
+        Self {
+            prompt_tokens: (prompt_chars as u64).div_ceil(4),
+            completion_tokens: (completion_chars as u64).div_ceil(4),
+            estimated: true,
+        }
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end (`stop`, `end_turn`, `stop_sequence`).
+    Stop,
+    /// The token limit was hit (`length`, `max_tokens`).
+    Length,
+    /// The provider filtered or the model refused.
+    ContentFilter,
+    /// The model asked for tools (tabteam does not use native tool calls; the
+    /// text, if any, is still returned).
+    ToolCalls,
+    /// Anything else the provider said, kept verbatim.
+    Other(String),
+}
+
+/// A finished completion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Completion {
+    pub text: String,
+    pub finish: FinishReason,
+    pub usage: Usage,
+    /// The model the provider says answered (may differ from the one asked for).
+    pub model: String,
+}
+
+/// One step of a streamed completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// More text.
+    Delta(String),
+    /// The end: the full text, why it stopped, and the usage.
+    Done(Completion),
+}
+
+/// What can go wrong talking to a model. Each variant says what a person can do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum LlmError {
+    #[error("the provider rejected the API key ({message}); check the key in Settings")]
+    BadKey { message: String },
+    #[error("the key is not allowed to use this model or region ({message})")]
+    Forbidden { message: String },
+    #[error("rate limited by the provider ({message}){}", wait_text(*retry_after_ms))]
+    RateLimited { message: String, retry_after_ms: Option<u64> },
+    #[error("the account has no credit left or hit its quota ({message}); check billing with the provider")]
+    NoCredit { message: String },
+    #[error("model not found ({message}); check the model name in Settings")]
+    ModelNotFound { message: String },
+    #[error("the provider refused the request ({message})")]
+    BadRequest { message: String },
+    #[error("the provider is down or overloaded (HTTP {status}: {message}); try again later")]
+    ProviderDown { status: u16, message: String },
+    #[error("the browser blocked the request (CORS or network): {hint}")]
+    Blocked { hint: String },
+    #[error("network error: {message}")]
+    Network { message: String },
+    #[error("no answer within {after_ms} ms")]
+    Timeout { after_ms: u64 },
+    #[error("the stream ended before the provider said it was done; {} characters were received", partial_text.chars().count())]
+    Truncated { partial_text: String },
+    #[error("the provider sent something unreadable: {message}")]
+    Protocol { message: String },
+    #[error("stopped by the user")]
+    Cancelled,
+    #[error("the scripted model has no turn left for call #{call}")]
+    ScriptExhausted { call: usize },
+}
+
+fn wait_text(retry_after_ms: Option<u64>) -> String {
+    match retry_after_ms {
+        Some(ms) => format!("; wait {} s", ms.div_ceil(1000)),
+        None => String::new(),
+    }
+}
+
+/// A language model as the core sees it. Single-threaded on purpose: the tab is
+/// one thread, so futures and streams are `Local*` and need no `Send`.
+pub trait Llm {
+    /// The model name used for pricing.
+    fn model(&self) -> &str;
+
+    /// Stream a completion: zero or more `Delta`s, then exactly one `Done`,
+    /// or an error at any point.
+    fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>>;
+
+    /// The whole completion at once, built from the stream.
+    fn complete(&self, request: ChatRequest) -> LocalBoxFuture<'static, Result<Completion, LlmError>> {
+        let mut stream = self.stream(request);
+        Box::pin(async move {
+            let mut text = String::new();
+            while let Some(event) = stream.next().await {
+                match event? {
+                    StreamEvent::Delta(d) => text.push_str(&d),
+                    StreamEvent::Done(done) => return Ok(done),
+                }
+            }
+            Err(LlmError::Truncated { partial_text: text })
+        })
+    }
+}
+
+impl fmt::Display for ChatRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ChatRole::System => "system",
+            ChatRole::User => "user",
+            ChatRole::Assistant => "assistant",
+        })
+    }
+}

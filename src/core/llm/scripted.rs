@@ -1,0 +1,199 @@
+//! A scripted language model for tests and benchmarks.
+//!
+//! Each call consumes exactly one scripted turn, in order; a call with no turn
+//! left is an error ([`LlmError::ScriptExhausted`]), never a silent repeat.
+//! Every request is recorded so tests can assert on prompts. Each call
+//! suspends once before answering, as a real network call would, so work
+//! spreads over a round the way it does in a live run.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures::stream::{self, LocalBoxStream, StreamExt};
+
+use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, StreamEvent, Usage};
+use crate::core::yield_now::yield_now;
+
+/// One scripted answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Turn {
+    /// Answer with this text; usage is estimated from the characters unless set.
+    Text { text: String, usage: Option<Usage> },
+    /// Fail the call with this error.
+    Fail(LlmError),
+}
+
+impl Turn {
+    pub fn text(text: impl Into<String>) -> Self {
+        Turn::Text { text: text.into(), usage: None }
+    }
+    pub fn with_usage(text: impl Into<String>, prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Turn::Text {
+            text: text.into(),
+            usage: Some(Usage { prompt_tokens, completion_tokens, estimated: false }),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Script {
+    turns: VecDeque<Turn>,
+    requests: Vec<ChatRequest>,
+    /// Answer every call with this text once the turns run out (benchmarks only).
+    fallback: Option<AnswerFn>,
+}
+
+type AnswerFn = Box<dyn Fn(usize, &ChatRequest) -> String>;
+
+/// A model that answers from a script. Cloning shares the script.
+#[derive(Clone)]
+pub struct ScriptedLlm {
+    model: String,
+    script: Rc<RefCell<Script>>,
+    /// Split each text answer into deltas of this many characters.
+    chunk_chars: usize,
+}
+
+impl ScriptedLlm {
+    pub fn new(model: impl Into<String>, turns: impl IntoIterator<Item = Turn>) -> Self {
+        Self {
+            model: model.into(),
+            script: Rc::new(RefCell::new(Script { turns: turns.into_iter().collect(), ..Default::default() })),
+            chunk_chars: 16,
+        }
+    }
+
+    /// A model whose answer is computed from the call number and the request;
+    /// it never runs out. For benchmarks, where a script of a million turns
+    /// would measure the script.
+    pub fn answering(model: impl Into<String>, answer: impl Fn(usize, &ChatRequest) -> String + 'static) -> Self {
+        let llm = Self::new(model, []);
+        llm.script.borrow_mut().fallback = Some(Box::new(answer));
+        llm
+    }
+
+    /// Texts, each one turn.
+    pub fn from_texts<S: Into<String>>(model: impl Into<String>, texts: impl IntoIterator<Item = S>) -> Self {
+        Self::new(model, texts.into_iter().map(|t| Turn::text(t)))
+    }
+
+    pub fn push(&self, turn: Turn) {
+        self.script.borrow_mut().turns.push_back(turn);
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<ChatRequest> {
+        self.script.borrow().requests.clone()
+    }
+
+    pub fn calls(&self) -> usize {
+        self.script.borrow().requests.len()
+    }
+
+    /// Turns not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.script.borrow().turns.len()
+    }
+
+    fn take_turn(&self, request: ChatRequest) -> Turn {
+        let mut script = self.script.borrow_mut();
+        let call = script.requests.len();
+        let turn = match script.turns.pop_front() {
+            Some(turn) => turn,
+            None => match &script.fallback {
+                Some(answer) => Turn::text(answer(call, &request)),
+                None => Turn::Fail(LlmError::ScriptExhausted { call: call + 1 }),
+            },
+        };
+        script.requests.push(request);
+        turn
+    }
+}
+
+impl std::fmt::Debug for ScriptedLlm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptedLlm").field("model", &self.model).field("remaining", &self.remaining()).finish()
+    }
+}
+
+impl Llm for ScriptedLlm {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
+        let prompt_chars = request.prompt_chars();
+        let model = self.model.clone();
+        let chunk_chars = self.chunk_chars.max(1);
+        // The turn is taken when the call is made, not when the stream is
+        // polled, so call order is request order.
+        let turn = self.take_turn(request);
+        let events = async move {
+            yield_now().await;
+            match turn {
+                Turn::Fail(e) => vec![Err(e)],
+                Turn::Text { text, usage } => {
+                    let chars: Vec<char> = text.chars().collect();
+                    let mut events: Vec<Result<StreamEvent, LlmError>> = chars
+                        .chunks(chunk_chars)
+                        .map(|c| Ok(StreamEvent::Delta(c.iter().collect())))
+                        .collect();
+                    let usage = usage.unwrap_or_else(|| Usage::estimate(prompt_chars, chars.len()));
+                    events.push(Ok(StreamEvent::Done(Completion { text, finish: FinishReason::Stop, usage, model })));
+                    events
+                }
+            }
+        };
+        Box::pin(stream::once(events).flat_map(stream::iter))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::llm::ChatMessage;
+    use futures::executor::block_on;
+
+    fn ask(llm: &ScriptedLlm, prompt: &str) -> Result<Completion, LlmError> {
+        block_on(llm.complete(ChatRequest::new("m", vec![ChatMessage::user(prompt)])))
+    }
+
+    #[test]
+    fn consumes_one_turn_per_call_and_records_requests() {
+        let llm = ScriptedLlm::from_texts("m", ["one", "two"]);
+        assert_eq!(ask(&llm, "a").unwrap().text, "one");
+        assert_eq!(ask(&llm, "b").unwrap().text, "two");
+        let prompts: Vec<_> = llm.requests().iter().map(|r| r.messages[0].content.clone()).collect();
+        assert_eq!(prompts, ["a", "b"]);
+    }
+
+    #[test]
+    fn running_out_is_an_error_not_a_repeat() {
+        let llm = ScriptedLlm::from_texts("m", ["only"]);
+        ask(&llm, "a").unwrap();
+        assert_eq!(ask(&llm, "b"), Err(LlmError::ScriptExhausted { call: 2 }));
+    }
+
+    #[test]
+    fn streams_deltas_that_join_to_the_text() {
+        let llm = ScriptedLlm::from_texts("m", ["a fairly long answer of more than sixteen chars"]);
+        let events: Vec<_> = block_on(llm.stream(ChatRequest::new("m", vec![])).collect::<Vec<_>>());
+        let deltas: String = events
+            .iter()
+            .filter_map(|e| match e {
+                Ok(StreamEvent::Delta(d)) => Some(d.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(events.len() > 2);
+        assert_eq!(deltas, "a fairly long answer of more than sixteen chars");
+        assert!(matches!(events.last(), Some(Ok(StreamEvent::Done(c))) if c.usage.estimated));
+    }
+
+    #[test]
+    fn scripted_failures_surface_as_errors() {
+        let llm = ScriptedLlm::new("m", [Turn::Fail(LlmError::BadKey { message: "nope".into() })]);
+        assert!(matches!(ask(&llm, "a"), Err(LlmError::BadKey { .. })));
+    }
+}

@@ -1,0 +1,10 @@
+//! The pure core of tabteam: roles, messages, environment, team, planner,
+//! cost accounting and the LLM port.
+//!
+//! Architecture Invariant: nothing under `core` names `web_sys`, `js_sys`,
+//! `wasm_bindgen`, `leptos` or `gloo`, reads a clock or does IO. Everything
+//! from outside comes in through the ports (`llm::Llm`, the store, the clock
+//! and id source passed in by the caller).
+
+pub mod llm;
+pub mod yield_now;
