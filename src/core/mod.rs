@@ -6,5 +6,7 @@
 //! from outside comes in through the ports (`llm::Llm`, the store, the clock
 //! and id source passed in by the caller).
 
+pub mod action_node;
 pub mod llm;
+pub mod plan;
 pub mod yield_now;

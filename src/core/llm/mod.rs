@@ -6,7 +6,13 @@
 //! bytes lives outside the core (the browser's `fetch` in `web::fetch`).
 //! This module does no IO and knows no clock.
 
+pub mod anthropic;
+pub mod http;
+pub mod openai;
+pub mod presets;
+pub mod retry;
 pub mod scripted;
+pub mod sse;
 
 use std::fmt;
 
