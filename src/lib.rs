@@ -16,3 +16,27 @@ pub mod web;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+
+/// Write an async test once; it runs natively under `cargo test` (on
+/// `futures`' `block_on`) and in headless Chromium under wasm-bindgen-test.
+#[cfg(test)]
+macro_rules! cross_test {
+    ($(#[$meta:meta])* async fn $name:ident() $body:block) => {
+        #[cfg(not(target_arch = "wasm32"))]
+        #[test]
+        $(#[$meta])*
+        fn $name() {
+            futures::executor::block_on(async $body)
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        #[wasm_bindgen_test::wasm_bindgen_test]
+        $(#[$meta])*
+        async fn $name() $body
+    };
+}
+#[cfg(test)]
+pub(crate) use cross_test;
+
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -6,7 +6,25 @@
 //! from outside comes in through the ports (`llm::Llm`, the store, the clock
 //! and id source passed in by the caller).
 
+pub mod action;
 pub mod action_node;
+pub mod cost;
+pub mod environment;
+pub mod events;
+pub mod gate;
 pub mod llm;
+pub mod memory;
+pub mod message;
 pub mod plan;
+pub mod planner;
+pub mod post;
+pub mod role;
+pub mod snapshot;
+#[cfg(test)]
+mod scenarios;
+pub mod team;
 pub mod yield_now;
+pub mod commands;
+pub mod rolezero;
+pub mod files;
+pub mod experience;

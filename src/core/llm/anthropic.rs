@@ -1,1 +1,455 @@
-//! (in progress)
+//! The Anthropic messages codec: builds the HTTP request, decodes the
+//! streamed answer and the non-streamed one. The only file that knows
+//! Anthropic's JSON.
+//!
+//! It deliberately does no IO, keeps only text blocks (tool-use input and
+//! thinking are skipped), and has no JSON mode: Anthropic has no
+//! `response_format`, so `ChatRequest::json_mode` is left to the prompt.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::http::{join_url, HttpRequest, Method};
+use super::retry::{error_from_event_data, error_from_payload};
+use super::sse::{SseDecoder, SseEvent};
+use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
+
+/// Where Anthropic's API lives when no base URL is configured.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The API version header value this codec is written against.
+pub const API_VERSION: &str = "2023-06-01";
+/// `max_tokens` is required by Anthropic; this is used when the request has none.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// Anthropic requires the first turn to be the user's and rejects empty
+/// turns; this stands in when the conversation opens otherwise.
+pub const FILLER_USER_TURN: &str = "Continue.";
+
+/// Build `POST {base_url}/v1/messages` (a base that already ends in `/v1` is
+/// accepted too). System messages are hoisted into the top-level `system`
+/// field; consecutive turns of one role are merged.
+pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatRequest, stream: bool) -> HttpRequest {
+    let (system, messages) = split_system(request);
+    let body = WireRequest {
+        model: &request.model,
+        max_tokens: request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        system,
+        messages,
+        stream,
+        // Anthropic accepts 0..=1, OpenAI 0..=2; clamp rather than be refused.
+        temperature: request.temperature.map(|t| t.clamp(0.0, 1.0)),
+    };
+    let base = base_url.trim().trim_end_matches('/');
+    let path = if base.ends_with("/v1") { "/messages" } else { "/v1/messages" };
+    let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+        headers.push(("x-api-key".to_owned(), key.to_owned()));
+    }
+    headers.push(("anthropic-version".to_owned(), API_VERSION.to_owned()));
+    // Without this opt-in Anthropic answers a browser (an `Origin` header) with 401.
+    headers.push(("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()));
+    HttpRequest {
+        method: Method::Post,
+        url: join_url(base, path),
+        headers,
+        // Serializing plain strings and numbers cannot fail.
+        body: serde_json::to_string(&body).unwrap_or_default(),
+    }
+}
+
+/// Decode a non-streamed messages response body.
+pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, LlmError> {
+    let value: Value = serde_json::from_str(body).map_err(protocol_error)?;
+    if value.get("type").and_then(Value::as_str) == Some("error") || value.get("error").is_some_and(Value::is_object) {
+        return Err(error_from_payload(&value));
+    }
+    let response: WireResponse = serde_json::from_value(value).map_err(protocol_error)?;
+    let text: String = response
+        .content
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|b| b.kind.as_deref() == Some("text"))
+        .filter_map(|b| b.text)
+        .collect();
+    let usage = match response.usage {
+        Some(usage) => usage.into_usage(),
+        None => estimate(prompt_chars, &text),
+    };
+    Ok(Completion {
+        finish: stop_reason(response.stop_reason.as_deref()),
+        usage,
+        model: response.model.unwrap_or_default(),
+        text,
+    })
+}
+
+/// Decodes a streamed messages answer from raw bytes.
+///
+/// [`feed`](Self::feed) yields a `Delta` per piece of text, then `Done` at
+/// `message_stop`, or an error; after either it yields nothing more.
+/// [`finish`](Self::finish) reports what the end of the bytes means:
+/// truncation unless the stream was already over.
+#[derive(Debug, Clone)]
+pub struct AnthropicStream {
+    sse: SseDecoder,
+    prompt_chars: usize,
+    model: String,
+    text: String,
+    stop_reason: Option<String>,
+    usage: Option<WireUsage>,
+    over: bool,
+}
+
+impl AnthropicStream {
+    /// `prompt_chars` estimates prompt tokens if the server reports no usage.
+    pub fn new(prompt_chars: usize) -> Self {
+        Self {
+            sse: SseDecoder::default(),
+            prompt_chars,
+            model: String::new(),
+            text: String::new(),
+            stop_reason: None,
+            usage: None,
+            over: false,
+        }
+    }
+
+    /// A decoder for the answer to `request` (its model name is the fallback
+    /// when the server names none).
+    pub fn for_request(request: &ChatRequest) -> Self {
+        Self { model: request.model.clone(), ..Self::new(request.prompt_chars()) }
+    }
+
+    /// Decode another network chunk.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
+        let mut out = Vec::new();
+        for event in self.sse.feed(bytes) {
+            if self.over {
+                break;
+            }
+            if let Some(result) = self.on_event(event, &mut out) {
+                self.over = true;
+                out.push(result);
+            }
+        }
+        out
+    }
+
+    /// The end of the bytes. `Ok` if the stream already ended (with `Done` or
+    /// an error); otherwise `message_stop` never came and the answer is truncated.
+    pub fn finish(self) -> Result<(), LlmError> {
+        if self.over {
+            Ok(())
+        } else {
+            Err(LlmError::Truncated { partial_text: self.text })
+        }
+    }
+
+    /// Handle one event, pushing deltas; returns the final item, if this ends the stream.
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut Vec<Result<StreamEvent, LlmError>>,
+    ) -> Option<Result<StreamEvent, LlmError>> {
+        // The SSE event name is authoritative; the payload's `type` stands in
+        // when a proxy dropped the `event:` lines.
+        let parsed = match event.event.as_deref() {
+            Some("error") => return Some(Err(error_from_event_data(&event.data))),
+            Some(name) if !NEEDED_EVENTS.contains(&name) => return None,
+            _ => match serde_json::from_str::<WireEvent>(&event.data) {
+                Ok(parsed) => parsed,
+                Err(e) => return Some(Err(protocol_error(e))),
+            },
+        };
+        let name = event.event.or_else(|| parsed.kind.clone()).unwrap_or_default();
+        match name.as_str() {
+            "message_start" => {
+                let message = parsed.message.unwrap_or_default();
+                if let Some(model) = message.model.filter(|m| !m.is_empty()) {
+                    self.model = model;
+                }
+                if let Some(usage) = message.usage {
+                    self.usage = Some(usage);
+                }
+            }
+            "content_block_start" => {
+                let block = parsed.content_block.unwrap_or_default();
+                if block.kind.as_deref() == Some("text") {
+                    self.push_text(block.text, out);
+                }
+            }
+            "content_block_delta" => {
+                let delta = parsed.delta.unwrap_or_default();
+                if delta.kind.as_deref() == Some("text_delta") {
+                    self.push_text(delta.text, out);
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = parsed.delta.and_then(|d| d.stop_reason) {
+                    self.stop_reason = Some(reason);
+                }
+                if let Some(usage) = parsed.usage {
+                    // Usage here is cumulative: it replaces, never adds.
+                    self.usage = Some(self.usage.take().unwrap_or_default().merged(usage));
+                }
+            }
+            "message_stop" => return Some(Ok(StreamEvent::Done(self.completion()))),
+            "error" => return Some(Err(error_from_event_data(&event.data))),
+            _ => {}
+        }
+        None
+    }
+
+    fn push_text(&mut self, text: Option<String>, out: &mut Vec<Result<StreamEvent, LlmError>>) {
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            self.text.push_str(&text);
+            out.push(Ok(StreamEvent::Delta(text)));
+        }
+    }
+
+    fn completion(&mut self) -> Completion {
+        let text = std::mem::take(&mut self.text);
+        let usage = match self.usage.take() {
+            Some(usage) => usage.into_usage(),
+            None => estimate(self.prompt_chars, &text),
+        };
+        Completion {
+            finish: stop_reason(self.stop_reason.as_deref()),
+            usage,
+            model: std::mem::take(&mut self.model),
+            text,
+        }
+    }
+}
+
+/// Events whose payload matters; everything else (`ping`,
+/// `content_block_stop`, events added later) is skipped unread.
+const NEEDED_EVENTS: &[&str] =
+    &["message_start", "content_block_start", "content_block_delta", "message_delta", "message_stop"];
+
+/// Anthropic's stop reasons. A stream that ended with `message_stop` but no
+/// reason counts as a stop.
+fn stop_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("max_tokens") => FinishReason::Length,
+        Some("refusal") => FinishReason::ContentFilter,
+        Some("tool_use") => FinishReason::ToolCalls,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+/// Hoist system messages and shape the rest as Anthropic wants: only user and
+/// assistant turns, alternating, the first a user's, none empty, and a final
+/// assistant turn (a prefill) without trailing whitespace.
+fn split_system(request: &ChatRequest) -> (Option<String>, Vec<WireTurn>) {
+    let mut system: Vec<&str> = Vec::new();
+    let mut turns: Vec<WireTurn> = Vec::new();
+    for message in &request.messages {
+        let role = match message.role {
+            ChatRole::System => {
+                system.push(&message.content);
+                continue;
+            }
+            ChatRole::User => "user",
+            ChatRole::Assistant => "assistant",
+        };
+        if message.content.trim().is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some(last) if last.role == role => {
+                last.content.push_str("\n\n");
+                last.content.push_str(&message.content);
+            }
+            _ => turns.push(WireTurn { role, content: message.content.clone() }),
+        }
+    }
+    if turns.first().is_none_or(|t| t.role != "user") {
+        turns.insert(0, WireTurn { role: "user", content: FILLER_USER_TURN.to_owned() });
+    }
+    if let Some(last) = turns.last_mut().filter(|t| t.role == "assistant") {
+        last.content.truncate(last.content.trim_end().len());
+    }
+    let system: Vec<&str> = system.into_iter().filter(|s| !s.trim().is_empty()).collect();
+    let system = (!system.is_empty()).then(|| system.join("\n\n"));
+    (system, turns)
+}
+
+fn estimate(prompt_chars: usize, text: &str) -> Usage {
+    Usage::estimate(prompt_chars, text.chars().count())
+}
+
+fn protocol_error(e: serde_json::Error) -> LlmError {
+    LlmError::Protocol { message: format!("invalid messages JSON: {e}") }
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<WireTurn>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+#[derive(Serialize)]
+struct WireTurn {
+    role: &'static str,
+    content: String,
+}
+
+/// One streamed event's payload; fields not needed are skipped.
+#[derive(Deserialize)]
+struct WireEvent {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    message: Option<WireMessage>,
+    #[serde(default)]
+    content_block: Option<WireBlock>,
+    #[serde(default)]
+    delta: Option<WireDelta>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireMessage {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireBlock {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// A `content_block_delta`'s or a `message_delta`'s `delta`.
+#[derive(Deserialize, Default)]
+struct WireDelta {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize, Default, Debug, Clone, Copy)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    content: Option<Vec<WireBlock>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+impl WireUsage {
+    /// Fields present in `newer` replace ours.
+    fn merged(self, newer: WireUsage) -> WireUsage {
+        WireUsage {
+            input_tokens: newer.input_tokens.or(self.input_tokens),
+            output_tokens: newer.output_tokens.or(self.output_tokens),
+            cache_creation_input_tokens: newer.cache_creation_input_tokens.or(self.cache_creation_input_tokens),
+            cache_read_input_tokens: newer.cache_read_input_tokens.or(self.cache_read_input_tokens),
+        }
+    }
+
+    /// Cache writes and reads are prompt tokens too; tabteam prices them as such.
+    fn into_usage(self) -> Usage {
+        Usage {
+            prompt_tokens: self.input_tokens.unwrap_or(0)
+                + self.cache_creation_input_tokens.unwrap_or(0)
+                + self.cache_read_input_tokens.unwrap_or(0),
+            completion_tokens: self.output_tokens.unwrap_or(0),
+            estimated: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::llm::ChatMessage;
+
+    #[test]
+    fn shapes_turns() {
+        let check = |messages: Vec<ChatMessage>, want_system: Option<&str>, want: &[(&str, &str)]| {
+            let (system, turns) = split_system(&ChatRequest::new("m", messages.clone()));
+            let turns: Vec<(&str, &str)> = turns.iter().map(|t| (t.role, t.content.as_str())).collect();
+            assert_eq!((system.as_deref(), turns.as_slice()), (want_system, want), "{messages:?}");
+        };
+        use ChatMessage as M;
+        check(vec![M::system("s"), M::user("u")], Some("s"), &[("user", "u")]);
+        check(vec![M::system("a"), M::user("u"), M::system("b")], Some("a\n\nb"), &[("user", "u")]);
+        check(vec![M::user("a"), M::user("b"), M::assistant("c")], None, &[("user", "a\n\nb"), ("assistant", "c")]);
+        check(
+            vec![M::assistant("x"), M::user("y")],
+            None,
+            &[("user", FILLER_USER_TURN), ("assistant", "x"), ("user", "y")],
+        );
+        check(vec![M::system("only")], Some("only"), &[("user", FILLER_USER_TURN)]);
+        check(vec![M::user("q"), M::assistant("{ \n")], None, &[("user", "q"), ("assistant", "{")]);
+        check(vec![M::user("a"), M::assistant(" "), M::user("b")], None, &[("user", "a\n\nb")]);
+        check(vec![M::system(""), M::user("u")], None, &[("user", "u")]);
+    }
+
+    #[test]
+    fn maps_stop_reasons() {
+        let check = |reason: Option<&str>, want: FinishReason| assert_eq!(stop_reason(reason), want, "{reason:?}");
+        check(Some("end_turn"), FinishReason::Stop);
+        check(Some("stop_sequence"), FinishReason::Stop);
+        check(Some("max_tokens"), FinishReason::Length);
+        check(Some("refusal"), FinishReason::ContentFilter);
+        check(Some("tool_use"), FinishReason::ToolCalls);
+        check(Some("pause_turn"), FinishReason::Other("pause_turn".into()));
+        check(None, FinishReason::Stop);
+    }
+
+    #[test]
+    fn parses_responses() {
+        let check = |body: &str, want: &str| {
+            let got = match parse_response(body, 8) {
+                Ok(c) => format!(
+                    "{:?} {:?} {}+{} {}",
+                    c.text, c.finish, c.usage.prompt_tokens, c.usage.completion_tokens, c.model
+                ),
+                Err(e) => format!("err {e:?}"),
+            };
+            assert_eq!(got, want, "{body}");
+        };
+        check(
+            r#"{"type":"message","model":"claude","content":[{"type":"text","text":"Hi"},{"type":"tool_use","input":{}}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}}"#,
+            "\"Hi\" Stop 4+2 claude",
+        );
+        check(r#"{"content":[{"type":"text","text":"abcd"}],"stop_reason":"max_tokens"}"#, "\"abcd\" Length 2+1 ");
+        check(
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            "err ProviderDown { status: 529, message: \"Overloaded\" }",
+        );
+        check("nope", "err Protocol { message: \"invalid messages JSON: expected ident at line 1 column 2\" }");
+    }
+}

@@ -7,6 +7,7 @@
 //! This module does no IO and knows no clock.
 
 pub mod anthropic;
+pub mod client;
 pub mod http;
 pub mod openai;
 pub mod presets;

@@ -1,1 +1,440 @@
-//! (in progress)
+//! The OpenAI chat-completions codec, used for every OpenAI-compatible
+//! server: builds the HTTP request, decodes the streamed answer and the
+//! non-streamed one. The only file that knows OpenAI's JSON.
+//!
+//! It deliberately does no IO (the transport sends the [`HttpRequest`] and
+//! feeds the bytes back), sends no SDK-style headers (`x-stainless-*`,
+//! `OpenAI-Beta`: they break CORS preflights on compatible servers), and
+//! ignores native tool calls and every choice but the first.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::http::{join_url, HttpRequest, Method};
+use super::retry::{error_from_event_data, error_from_payload};
+use super::sse::{SseDecoder, SseEvent};
+use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
+
+/// Build `POST {base_url}/chat/completions`. A missing or blank key sends no
+/// `Authorization` header (local servers need none).
+pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatRequest, stream: bool) -> HttpRequest {
+    let body = WireRequest {
+        model: &request.model,
+        messages: request
+            .messages
+            .iter()
+            .map(|m| WireMessage { role: role_name(m.role), content: &m.content })
+            .collect(),
+        stream,
+        stream_options: stream.then_some(StreamOptions { include_usage: true }),
+        max_tokens: request.max_tokens,
+        temperature: request.temperature,
+        response_format: request.json_mode.then_some(ResponseFormat { kind: "json_object" }),
+    };
+    let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+        headers.push(("Authorization".to_owned(), format!("Bearer {key}")));
+    }
+    HttpRequest {
+        method: Method::Post,
+        url: join_url(base_url, "/chat/completions"),
+        headers,
+        // Serializing plain strings and numbers cannot fail.
+        body: serde_json::to_string(&body).unwrap_or_default(),
+    }
+}
+
+/// Decode a non-streamed chat-completions response body.
+pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, LlmError> {
+    let response: WireResponse = serde_json::from_str(body).map_err(protocol_error)?;
+    if let Some(error) = response.error.filter(is_truthy) {
+        return Err(error_from_payload(&error_envelope(error)));
+    }
+    let choice = response
+        .choices
+        .unwrap_or_default()
+        .into_iter()
+        .find(|c| c.index.unwrap_or(0) == 0)
+        .ok_or_else(|| LlmError::Protocol { message: "the response has no choices".to_owned() })?;
+    let message = choice.message.unwrap_or_default();
+    let content = message.content.unwrap_or_default();
+    let refusal = message.refusal.filter(|r| !r.is_empty());
+    let refused = refusal.is_some();
+    let text = if content.is_empty() { refusal.unwrap_or_default() } else { content };
+    let usage = response.usage.map(WireUsage::into_usage).unwrap_or_else(|| estimate(prompt_chars, &text));
+    Ok(Completion {
+        finish: finish_reason(choice.finish_reason.as_deref(), refused),
+        usage,
+        model: response.model.unwrap_or_default(),
+        text,
+    })
+}
+
+/// Decodes a streamed chat completion from raw bytes.
+///
+/// [`feed`](Self::feed) yields a `Delta` per piece of text of the first
+/// choice, then `Done` when `data: [DONE]` arrives, or an error; after either,
+/// it yields nothing more. [`finish`](Self::finish) reports what the end of
+/// the bytes means: truncation unless the stream was already over.
+#[derive(Debug, Clone)]
+pub struct OpenAiStream {
+    sse: SseDecoder,
+    prompt_chars: usize,
+    model: String,
+    text: String,
+    finish_reason: Option<String>,
+    refused: bool,
+    usage: Option<Usage>,
+    over: bool,
+}
+
+impl OpenAiStream {
+    /// `prompt_chars` estimates prompt tokens if the server reports no usage.
+    pub fn new(prompt_chars: usize) -> Self {
+        Self {
+            sse: SseDecoder::default(),
+            prompt_chars,
+            model: String::new(),
+            text: String::new(),
+            finish_reason: None,
+            refused: false,
+            usage: None,
+            over: false,
+        }
+    }
+
+    /// A decoder for the answer to `request` (its model name is the fallback
+    /// when the server names none).
+    pub fn for_request(request: &ChatRequest) -> Self {
+        Self { model: request.model.clone(), ..Self::new(request.prompt_chars()) }
+    }
+
+    /// Decode another network chunk.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
+        let mut out = Vec::new();
+        for event in self.sse.feed(bytes) {
+            if self.over {
+                break;
+            }
+            if let Some(result) = self.on_event(event, &mut out) {
+                self.over = true;
+                out.push(result);
+            }
+        }
+        out
+    }
+
+    /// The end of the bytes. `Ok` if the stream already ended (with `Done` or
+    /// an error); otherwise `[DONE]` never came and the answer is truncated.
+    pub fn finish(self) -> Result<(), LlmError> {
+        if self.over {
+            Ok(())
+        } else {
+            Err(LlmError::Truncated { partial_text: self.text })
+        }
+    }
+
+    /// Handle one event, pushing deltas; returns the final item, if this ends the stream.
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut Vec<Result<StreamEvent, LlmError>>,
+    ) -> Option<Result<StreamEvent, LlmError>> {
+        if event.event.as_deref() == Some("error") {
+            return Some(Err(error_from_event_data(&event.data)));
+        }
+        if event.data.starts_with("[DONE]") {
+            return Some(Ok(StreamEvent::Done(self.completion())));
+        }
+        let chunk = match serde_json::from_str::<WireChunk>(&event.data) {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                // A chunk of an unexpected shape may still be an error report.
+                return Some(Err(match serde_json::from_str::<Value>(&event.data) {
+                    Ok(value) if value.get("error").is_some_and(is_truthy) => error_from_payload(&value),
+                    _ => protocol_error(e),
+                }));
+            }
+        };
+        if let Some(error) = chunk.error.filter(is_truthy) {
+            return Some(Err(error_from_payload(&error_envelope(error))));
+        }
+        if let Some(model) = chunk.model.filter(|m| !m.is_empty()) {
+            self.model = model;
+        }
+        if let Some(usage) = chunk.usage {
+            self.usage = Some(usage.into_usage());
+        }
+        for choice in chunk.choices.unwrap_or_default() {
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            let delta = choice.delta.unwrap_or_default();
+            for (piece, is_refusal) in [(delta.content, false), (delta.refusal, true)] {
+                if let Some(piece) = piece.filter(|p| !p.is_empty()) {
+                    self.refused |= is_refusal;
+                    self.text.push_str(&piece);
+                    out.push(Ok(StreamEvent::Delta(piece)));
+                }
+            }
+            if let Some(reason) = choice.finish_reason {
+                self.finish_reason = Some(reason);
+            }
+        }
+        None
+    }
+
+    fn completion(&mut self) -> Completion {
+        let text = std::mem::take(&mut self.text);
+        Completion {
+            finish: finish_reason(self.finish_reason.as_deref(), self.refused),
+            usage: self.usage.unwrap_or_else(|| estimate(self.prompt_chars, &text)),
+            model: std::mem::take(&mut self.model),
+            text,
+        }
+    }
+}
+
+/// OpenAI's finish reasons. A refusal counts as filtered whatever the server
+/// said; a stream that ended with `[DONE]` but no reason counts as a stop.
+fn finish_reason(reason: Option<&str>, refused: bool) -> FinishReason {
+    if refused {
+        return FinishReason::ContentFilter;
+    }
+    match reason {
+        None | Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+fn role_name(role: ChatRole) -> &'static str {
+    match role {
+        ChatRole::System => "system",
+        ChatRole::User => "user",
+        ChatRole::Assistant => "assistant",
+    }
+}
+
+fn estimate(prompt_chars: usize, text: &str) -> Usage {
+    Usage::estimate(prompt_chars, text.chars().count())
+}
+
+fn protocol_error(e: serde_json::Error) -> LlmError {
+    LlmError::Protocol { message: format!("invalid chat-completions JSON: {e}") }
+}
+
+/// JavaScript truthiness, which is what the SDK tests an `error` key with.
+fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::String(s) => !s.is_empty(),
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// Rewrap an `error` value so the shared error mapping sees `{"error": …}`.
+fn error_envelope(error: Value) -> Value {
+    let mut envelope = serde_json::Map::new();
+    envelope.insert("error".to_owned(), error);
+    Value::Object(envelope)
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat>,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// One `data:` chunk. Every field is optional: compatible servers vary.
+#[derive(Deserialize)]
+struct WireChunk {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    choices: Option<Vec<WireChunkChoice>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireChunkChoice {
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(default)]
+    delta: Option<WireDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+/// A streamed `delta` or a whole `message`; `tool_calls`, `reasoning` and
+/// the rest are skipped.
+#[derive(Deserialize, Default)]
+struct WireDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    choices: Option<Vec<WireResponseChoice>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireResponseChoice {
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(default)]
+    message: Option<WireDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+impl WireUsage {
+    fn into_usage(self) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens.unwrap_or(0),
+            completion_tokens: self.completion_tokens.unwrap_or(0),
+            estimated: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feed `sse` whole and describe what came out.
+    fn check(sse: &str, want: &str) {
+        let mut stream = OpenAiStream::new(8);
+        let mut got = Vec::new();
+        for item in stream.feed(sse.as_bytes()) {
+            got.push(match item {
+                Ok(StreamEvent::Delta(d)) => format!("delta {d:?}"),
+                Ok(StreamEvent::Done(c)) => format!(
+                    "done {:?} {:?} {}+{}{}",
+                    c.text,
+                    c.finish,
+                    c.usage.prompt_tokens,
+                    c.usage.completion_tokens,
+                    if c.usage.estimated { "~" } else { "" }
+                ),
+                Err(e) => format!("err {e:?}"),
+            });
+        }
+        if let Err(e) = stream.finish() {
+            got.push(format!("finish {e:?}"));
+        }
+        assert_eq!(got.join("; "), want, "{sse}");
+    }
+
+    #[test]
+    fn decodes_streams() {
+        check(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n",
+            "delta \"Hi\"; done \"Hi\" Stop 2+1~",
+        );
+        check(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"length\"}],\"usage\":null}\n\n\
+             data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n",
+            "delta \"a\"; done \"a\" Length 3+1",
+        );
+        check(
+            "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n",
+            "done \"\" Stop 2+0~",
+        );
+        check(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}]}\n\n",
+            "delta \"ab\"; finish Truncated { partial_text: \"ab\" }",
+        );
+        check(
+            "data: {oops\n\n",
+            "err Protocol { message: \"invalid chat-completions JSON: key must be a string at line 1 column 2\" }",
+        );
+        check(
+            "data: {\"error\":{\"message\":\"Overloaded\",\"code\":502}}\n\n",
+            "err ProviderDown { status: 502, message: \"Overloaded\" }",
+        );
+        check(
+            "event: error\ndata: {\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}\n\n",
+            "err RateLimited { message: \"slow down\", retry_after_ms: None }",
+        );
+        check("data: [DONE]\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n", "done \"\" Stop 2+0~");
+    }
+
+    #[test]
+    fn parses_responses() {
+        let check = |body: &str, want: &str| {
+            let got = match parse_response(body, 8) {
+                Ok(c) => format!(
+                    "{:?} {:?} {}+{} {}",
+                    c.text, c.finish, c.usage.prompt_tokens, c.usage.completion_tokens, c.model
+                ),
+                Err(e) => format!("err {e:?}"),
+            };
+            assert_eq!(got, want, "{body}");
+        };
+        check(
+            r#"{"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}"#,
+            "\"hi\" Stop 5+1 m",
+        );
+        check(
+            r#"{"choices":[{"message":{"content":null,"refusal":"no"},"finish_reason":"stop"}]}"#,
+            "\"no\" ContentFilter 2+1 ",
+        );
+        check(r#"{"choices":[]}"#, "err Protocol { message: \"the response has no choices\" }");
+        check(
+            r#"{"error":{"message":"quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+            "err NoCredit { message: \"quota\" }",
+        );
+    }
+}

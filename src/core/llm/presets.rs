@@ -1,1 +1,168 @@
-//! (in progress)
+//! The providers a user can pick from in Settings: where each one lives,
+//! which protocol it speaks, a model to start with, whether it needs a key,
+//! and what to do when the browser blocks the call.
+//!
+//! Presets are plain data. They deliberately hold no keys, no prices (the
+//! cost ledger owns those) and no per-provider code: every preset is served
+//! by one of the two codecs.
+
+use super::http::Protocol;
+
+/// One provider choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    /// Stable id, stored in settings.
+    pub id: &'static str,
+    /// What the user sees.
+    pub label: &'static str,
+    pub protocol: Protocol,
+    /// The base URL the codec appends its path to; empty for "custom".
+    pub base_url: &'static str,
+    /// A model to start with; empty when only the user can know it.
+    pub default_model: &'static str,
+    /// False when the key field may be left empty (local servers, proxies).
+    pub needs_key: bool,
+    /// What usually makes the browser block this provider, and the fix.
+    pub cors_hint: &'static str,
+}
+
+/// Every preset, in the order Settings lists them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "openai",
+        label: "OpenAI",
+        protocol: Protocol::OpenAi,
+        base_url: "https://api.openai.com/v1",
+        default_model: "gpt-4o-mini",
+        needs_key: true,
+        cors_hint: "OpenAI accepts calls from web pages; a block usually means an ad blocker, a browser extension or a company proxy.",
+    },
+    Preset {
+        id: "anthropic",
+        label: "Anthropic",
+        protocol: Protocol::Anthropic,
+        base_url: "https://api.anthropic.com",
+        default_model: "claude-3-5-haiku-20241022",
+        needs_key: true,
+        cors_hint: "Anthropic allows calls from web pages that opt in, which tabteam does; a block usually means an ad blocker, an extension or a company proxy.",
+    },
+    Preset {
+        id: "openrouter",
+        label: "OpenRouter",
+        protocol: Protocol::OpenAi,
+        base_url: "https://openrouter.ai/api/v1",
+        default_model: "openai/gpt-4o-mini",
+        needs_key: true,
+        cors_hint: "OpenRouter accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+    },
+    Preset {
+        id: "groq",
+        label: "Groq",
+        protocol: Protocol::OpenAi,
+        base_url: "https://api.groq.com/openai/v1",
+        default_model: "llama-3.3-70b-versatile",
+        needs_key: true,
+        cors_hint: "Groq accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+    },
+    Preset {
+        id: "deepseek",
+        label: "DeepSeek",
+        protocol: Protocol::OpenAi,
+        base_url: "https://api.deepseek.com",
+        default_model: "deepseek-chat",
+        needs_key: true,
+        cors_hint: "DeepSeek should accept calls from web pages; if it does not, use it through OpenRouter or a LiteLLM proxy.",
+    },
+    Preset {
+        id: "gemini",
+        label: "Google Gemini (OpenAI-compatible)",
+        protocol: Protocol::OpenAi,
+        base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+        default_model: "gemini-2.0-flash",
+        needs_key: true,
+        cors_hint: "Gemini's compatibility endpoint has refused some web pages; if it is blocked, use Gemini through OpenRouter or a LiteLLM proxy.",
+    },
+    Preset {
+        id: "ollama",
+        label: "Ollama (local)",
+        protocol: Protocol::OpenAi,
+        base_url: "http://localhost:11434/v1",
+        default_model: "llama3.2",
+        needs_key: false,
+        cors_hint: "Ollama only answers web pages it knows: start it with OLLAMA_ORIGINS set to this site's origin, and check that it is running.",
+    },
+    Preset {
+        id: "lmstudio",
+        label: "LM Studio (local)",
+        protocol: Protocol::OpenAi,
+        base_url: "http://localhost:1234/v1",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "LM Studio's server has CORS off by default: start it with `lms server start --cors`, or turn on \"Enable CORS\" in its server settings.",
+    },
+    Preset {
+        id: "litellm",
+        label: "LiteLLM proxy",
+        protocol: Protocol::OpenAi,
+        base_url: "http://localhost:4000",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "The proxy must allow this site's origin in its CORS settings; check that it is running.",
+    },
+    Preset {
+        id: "custom",
+        label: "Custom OpenAI-compatible URL",
+        protocol: Protocol::OpenAi,
+        base_url: "",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "The server must send CORS headers that allow this site's origin and the Authorization and Content-Type request headers.",
+    },
+];
+
+/// The preset with this id.
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The hint for [`LlmError::Blocked`](super::LlmError::Blocked): the preset's
+/// advice, with this site's origin filled in where the fix needs it.
+pub fn blocked_hint(preset: &Preset, origin: Option<&str>) -> String {
+    match (preset.id, origin) {
+        ("ollama", Some(origin)) => format!(
+            "Ollama only answers web pages it knows: start it with OLLAMA_ORIGINS={origin} (for example `OLLAMA_ORIGINS={origin} ollama serve`), and check that it is running."
+        ),
+        (_, Some(origin)) if !preset.needs_key => {
+            format!("{} This site's origin is {origin}.", preset.cors_hint)
+        }
+        _ => preset.cors_hint.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_well_formed() {
+        for (i, p) in PRESETS.iter().enumerate() {
+            assert!(PRESETS[..i].iter().all(|q| q.id != p.id), "duplicate id {}", p.id);
+            assert_eq!(p.base_url.trim_end_matches('/'), p.base_url, "{}", p.id);
+            assert!(p.id == "custom" || p.base_url.starts_with("http"), "{}", p.id);
+            assert!(!p.cors_hint.is_empty(), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn hints() {
+        let check = |id: &str, origin: Option<&str>, want: &str| {
+            let got = preset(id).map(|p| blocked_hint(p, origin)).unwrap_or_default();
+            assert!(got.contains(want), "{id}: {got}");
+        };
+        check("ollama", Some("https://tab.team"), "OLLAMA_ORIGINS=https://tab.team ollama serve");
+        check("ollama", None, "OLLAMA_ORIGINS set to this site's origin");
+        check("lmstudio", Some("https://tab.team"), "lms server start --cors");
+        check("lmstudio", Some("https://tab.team"), "origin is https://tab.team");
+        check("openai", Some("https://tab.team"), "ad blocker");
+    }
+}

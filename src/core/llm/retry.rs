@@ -1,1 +1,428 @@
-//! (in progress)
+//! Turning provider failures into typed [`LlmError`]s, and deciding whether
+//! and when to try again.
+//!
+//! Both are deterministic: the caller supplies the jitter (a number in 0..1)
+//! and, if it wants HTTP-date `Retry-After` values honoured, the current
+//! time. This file sleeps, counts and reads no clock itself; the transport
+//! does the waiting. It never puts an API key into a message: anything that
+//! looks like one is masked.
+
+use serde_json::Value;
+
+use super::http::{HttpResponseHead, Protocol};
+use super::LlmError;
+
+/// How many times a failed call is tried again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+}
+
+/// What one attempt ended with, as far as retrying cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// No response at all: `fetch` rejected (network down, DNS, CORS).
+    Network,
+    /// No response within the time limit.
+    Timeout,
+    /// A response with a non-success status.
+    Response(HttpResponseHead),
+}
+
+/// What to do after a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryDecision {
+    Retry { delay_ms: u64 },
+    GiveUp,
+}
+
+/// Server-suggested delays above this are ignored in favour of the default
+/// backoff: a tab should not sit silent for minutes on a header's word.
+pub const MAX_SERVER_DELAY_MS: f64 = 60_000.0;
+
+/// Raw bodies quoted in messages are cut to this many characters.
+const MAX_BODY_CHARS: usize = 300;
+
+/// Prefixes of API keys of the providers tabteam talks to; a word starting
+/// with one of these is masked before it reaches a message.
+const KEY_PREFIXES: &[&str] = &["sk-", "sk_", "gsk_", "xai-", "AIza"];
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self { max_retries: 2 }
+    }
+}
+
+impl RetryPolicy {
+    /// Decide after a failed attempt. `attempt` is the number of retries
+    /// already done (0 after the first try); `jitter` is a random number in
+    /// 0..1 chosen by the caller; `now_ms` (Unix milliseconds), when given,
+    /// lets an HTTP-date `Retry-After` count.
+    pub fn decide(&self, attempt: u32, outcome: &Outcome, jitter: f64, now_ms: Option<u64>) -> RetryDecision {
+        if attempt >= self.max_retries {
+            return RetryDecision::GiveUp;
+        }
+        let head = match outcome {
+            Outcome::Network | Outcome::Timeout => {
+                return RetryDecision::Retry { delay_ms: default_backoff_ms(attempt, jitter) };
+            }
+            Outcome::Response(head) => head,
+        };
+        let should_retry = match head.header("x-should-retry").map(str::trim) {
+            Some("true") => true,
+            Some("false") => false,
+            _ => is_retryable_status(head.status),
+        };
+        if !should_retry {
+            return RetryDecision::GiveUp;
+        }
+        let delay_ms = match server_delay_ms(head, now_ms) {
+            Some(ms) if (0.0..=MAX_SERVER_DELAY_MS).contains(&ms) => ms.ceil() as u64,
+            _ => default_backoff_ms(attempt, jitter),
+        };
+        RetryDecision::Retry { delay_ms }
+    }
+}
+
+/// Statuses worth another try without a header saying otherwise.
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+/// `min(0.5 · 2^attempt, 8)` seconds, shortened by up to a quarter by `jitter`.
+pub fn default_backoff_ms(attempt: u32, jitter: f64) -> u64 {
+    let jitter = if jitter.is_finite() { jitter.clamp(0.0, 1.0) } else { 0.0 };
+    let seconds = (0.5 * 2f64.powi(attempt.min(16) as i32)).min(8.0);
+    (seconds * (1.0 - jitter * 0.25) * 1000.0).ceil() as u64
+}
+
+/// The delay the server asked for, in milliseconds, unchecked: `retry-after-ms`
+/// first, then `retry-after` as seconds, then as an HTTP-date (only with `now_ms`).
+pub fn server_delay_ms(head: &HttpResponseHead, now_ms: Option<u64>) -> Option<f64> {
+    if let Some(ms) = head.header("retry-after-ms").and_then(parse_number) {
+        return Some(ms);
+    }
+    let value = head.header("retry-after")?;
+    if let Some(seconds) = parse_number(value) {
+        return Some(seconds * 1000.0);
+    }
+    let now_ms = now_ms?;
+    let date_ms = parse_http_date_ms(value)?;
+    Some(date_ms as f64 - now_ms as f64)
+}
+
+/// The typed error for a response that was not a success.
+pub fn error_from_response(protocol: Protocol, status: u16, head: &HttpResponseHead, body: &str) -> LlmError {
+    let detail = ErrorDetail::from_body(body);
+    let retry_after_ms =
+        server_delay_ms(head, None).filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| ms.ceil() as u64);
+    // A status that is not an error status (OpenRouter's 200 with an error
+    // body) defers to the body's own code or type.
+    error_from_status(status, &detail, retry_after_ms)
+        .or_else(|| detail.numeric_code.and_then(|code| error_from_status(code, &detail, retry_after_ms)))
+        .or_else(|| detail.to_error())
+        .unwrap_or_else(|| LlmError::Protocol {
+            message: format!(
+                "unexpected HTTP status {status} from the {} endpoint: {}",
+                protocol.as_str(),
+                detail.message
+            ),
+        })
+}
+
+/// The typed error for an error object that arrived inside a stream or a
+/// success response (`event: error`, a chunk with an `error` key, an
+/// OpenRouter error after generation started). Errors of an unknown kind are
+/// treated as server failures. Both protocols' shapes are understood.
+pub fn error_from_payload(payload: &Value) -> LlmError {
+    let detail = ErrorDetail::from_value(payload, "");
+    if let Some(status) = detail.numeric_code {
+        if let Some(error) = error_from_status(status, &detail, None) {
+            return error;
+        }
+    }
+    detail.to_error().unwrap_or(LlmError::ProviderDown { status: 500, message: detail.message })
+}
+
+/// The typed error for the data of an `event: error` SSE event, which should
+/// be an error object but may be plain text.
+pub fn error_from_event_data(data: &str) -> LlmError {
+    match serde_json::from_str::<Value>(data) {
+        Ok(payload) => error_from_payload(&payload),
+        Err(_) => LlmError::ProviderDown { status: 500, message: raw_message(data) },
+    }
+}
+
+/// Mask anything that looks like an API key.
+pub fn redact_secrets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || matches!(c, '-' | '_' | '*' | '.') {
+            word.push(c);
+        } else {
+            push_redacted(&mut out, &word);
+            word.clear();
+            out.push(c);
+        }
+    }
+    push_redacted(&mut out, &word);
+    out
+}
+
+fn push_redacted(out: &mut String, word: &str) {
+    let looks_like_key = KEY_PREFIXES.iter().any(|p| word.starts_with(p) && word.len() > p.len() + 3);
+    out.push_str(if looks_like_key { "[redacted]" } else { word });
+}
+
+/// The human parts of an error body, whichever provider's shape it has.
+#[derive(Debug, Default)]
+struct ErrorDetail {
+    message: String,
+    /// `error.type` (OpenAI, Anthropic) or `error.status` (Google).
+    kind: Option<String>,
+    /// `error.code` when it is a string (OpenAI: `insufficient_quota`, ...).
+    code: Option<String>,
+    /// `error.code` when it is a number (OpenRouter, Google: the HTTP status).
+    numeric_code: Option<u16>,
+}
+
+impl ErrorDetail {
+    fn from_body(body: &str) -> Self {
+        match serde_json::from_str::<Value>(body) {
+            Ok(value) => Self::from_value(&value, body),
+            Err(_) => Self { message: raw_message(body), ..Self::default() },
+        }
+    }
+
+    fn from_value(value: &Value, body: &str) -> Self {
+        // Gemini's compatibility endpoint sometimes wraps the error in an array.
+        let value = match value {
+            Value::Array(items) => items.first().unwrap_or(value),
+            _ => value,
+        };
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let (message, kind, code, numeric_code) = match value.get("error") {
+            Some(error @ Value::Object(_)) => {
+                let code = error.get("code");
+                (
+                    text(error.get("message")),
+                    text(error.get("type")).or_else(|| text(error.get("status"))),
+                    text(code),
+                    code.and_then(Value::as_u64).and_then(|c| u16::try_from(c).ok()),
+                )
+            }
+            Some(Value::String(message)) => (Some(message.clone()), None, None, None),
+            _ => (text(value.get("message")), None, None, None),
+        };
+        let message = match message {
+            Some(m) if !m.trim().is_empty() => redact_secrets(&m),
+            _ if !body.is_empty() => raw_message(body),
+            _ => raw_message(&value.to_string()),
+        };
+        Self { message, kind, code, numeric_code }
+    }
+
+    /// The account is out of money or quota, whatever the status says.
+    fn says_no_credit(&self) -> bool {
+        let tags = [self.kind.as_deref(), self.code.as_deref()];
+        if tags.iter().flatten().any(|t| matches!(*t, "insufficient_quota" | "billing_error" | "insufficient_credits"))
+        {
+            return true;
+        }
+        let message = self.message.to_lowercase();
+        ["quota", "billing_error", "credit balance", "insufficient credits", "insufficient_credits"]
+            .iter()
+            .any(|needle| message.contains(needle))
+    }
+
+    /// Google answers a bad key with 400 `INVALID_ARGUMENT`.
+    fn says_bad_key(&self) -> bool {
+        let message = self.message.to_lowercase();
+        message.contains("api key not valid") || message.contains("api_key_invalid")
+    }
+
+    /// Map by the provider's error type or code; `None` if neither is known.
+    fn to_error(&self) -> Option<LlmError> {
+        let message = self.message.clone();
+        let kinds = [self.code.as_deref(), self.kind.as_deref()];
+        let kind = kinds.iter().flatten().find(|k| known_kind(k)).copied()?;
+        let error = match kind {
+            "authentication_error" | "invalid_api_key" | "invalid_authentication" | "UNAUTHENTICATED" => {
+                LlmError::BadKey { message }
+            }
+            "permission_error" | "permission_denied" | "PERMISSION_DENIED" => LlmError::Forbidden { message },
+            "not_found_error" | "model_not_found" | "NOT_FOUND" => LlmError::ModelNotFound { message },
+            "billing_error" | "insufficient_quota" | "insufficient_credits" => LlmError::NoCredit { message },
+            "rate_limit_error" | "rate_limit_exceeded" | "RESOURCE_EXHAUSTED" if self.says_no_credit() => {
+                LlmError::NoCredit { message }
+            }
+            "rate_limit_error" | "rate_limit_exceeded" | "RESOURCE_EXHAUSTED" => {
+                LlmError::RateLimited { message, retry_after_ms: None }
+            }
+            "overloaded_error" => LlmError::ProviderDown { status: 529, message },
+            "service_unavailable_error" | "server_is_overloaded" | "UNAVAILABLE" => {
+                LlmError::ProviderDown { status: 503, message }
+            }
+            "timeout_error" => LlmError::ProviderDown { status: 504, message },
+            "api_error" | "server_error" | "INTERNAL" => LlmError::ProviderDown { status: 500, message },
+            _ if self.says_no_credit() => LlmError::NoCredit { message },
+            _ => LlmError::BadRequest { message },
+        };
+        Some(error)
+    }
+}
+
+fn known_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "authentication_error"
+            | "invalid_api_key"
+            | "invalid_authentication"
+            | "UNAUTHENTICATED"
+            | "permission_error"
+            | "permission_denied"
+            | "PERMISSION_DENIED"
+            | "not_found_error"
+            | "model_not_found"
+            | "NOT_FOUND"
+            | "billing_error"
+            | "insufficient_quota"
+            | "insufficient_credits"
+            | "rate_limit_error"
+            | "rate_limit_exceeded"
+            | "RESOURCE_EXHAUSTED"
+            | "overloaded_error"
+            | "service_unavailable_error"
+            | "server_is_overloaded"
+            | "UNAVAILABLE"
+            | "timeout_error"
+            | "api_error"
+            | "server_error"
+            | "INTERNAL"
+            | "invalid_request_error"
+            | "request_too_large"
+            | "INVALID_ARGUMENT"
+    )
+}
+
+/// The error for an HTTP status, or `None` when the status alone says nothing.
+fn error_from_status(status: u16, detail: &ErrorDetail, retry_after_ms: Option<u64>) -> Option<LlmError> {
+    let message = detail.message.clone();
+    let error = match status {
+        401 => LlmError::BadKey { message },
+        402 => LlmError::NoCredit { message },
+        403 => LlmError::Forbidden { message },
+        404 => LlmError::ModelNotFound { message },
+        // A 400 is how Anthropic reports a low credit balance, and how
+        // Google reports a bad key.
+        400 | 429 if detail.says_no_credit() => LlmError::NoCredit { message },
+        400 if detail.says_bad_key() => LlmError::BadKey { message },
+        429 => LlmError::RateLimited { message, retry_after_ms },
+        408 | 409 | 500..=599 => LlmError::ProviderDown { status, message },
+        400..=499 => LlmError::BadRequest { message },
+        _ => return None,
+    };
+    Some(error)
+}
+
+fn raw_message(body: &str) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return "no details given".to_owned();
+    }
+    let mut cut: String = body.chars().take(MAX_BODY_CHARS).collect();
+    if body.chars().nth(MAX_BODY_CHARS).is_some() {
+        cut.push('…');
+    }
+    redact_secrets(&cut)
+}
+
+/// A plain decimal number, as `parseFloat` would take it but strict.
+fn parse_number(value: &str) -> Option<f64> {
+    value.trim().parse::<f64>().ok()
+}
+
+/// Unix milliseconds of an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+/// The obsolete RFC 850 and asctime forms are not accepted.
+pub fn parse_http_date_ms(value: &str) -> Option<i64> {
+    let mut parts = value.split_ascii_whitespace();
+    let weekday = parts.next()?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    let month = parts.next()?;
+    let year: i64 = parts.next()?.parse().ok()?;
+    let time = parts.next()?;
+    let zone = parts.next()?;
+    if parts.next().is_some() || zone != "GMT" || !weekday.ends_with(',') {
+        return None;
+    }
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
+    let mut hms = time.split(':').map(|p| p.parse::<i64>().ok());
+    let (hour, minute, second) = (hms.next()??, hms.next()??, hms.next()??);
+    if hms.next().is_some() || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_http_dates() {
+        let check = |text: &str, want: Option<i64>| assert_eq!(parse_http_date_ms(text), want, "{text}");
+        check("Thu, 01 Jan 1970 00:00:00 GMT", Some(0));
+        check("Sun, 06 Nov 1994 08:49:37 GMT", Some(784_111_777_000));
+        check("Sun, 16 Nov 2025 13:05:04 GMT", Some(1_763_298_304_000));
+        check("Tue, 29 Feb 2028 23:59:59 GMT", Some(1_835_481_599_000));
+        check("Sunday, 06-Nov-94 08:49:37 GMT", None);
+        check("Sun Nov  6 08:49:37 1994", None);
+        check("Sun, 06 Nov 1994 08:49:37 UTC", None);
+        check("Sun, 06 Foo 1994 08:49:37 GMT", None);
+        check("Sun, 06 Nov 1994 08:49 GMT", None);
+        check("", None);
+    }
+
+    #[test]
+    fn redacts_keys() {
+        let check = |text: &str, want: &str| assert_eq!(redact_secrets(text), want, "{text}");
+        check("Incorrect API key provided: sk-abc12***************wxyz.", "Incorrect API key provided: [redacted]");
+        check("key sk-ant-api03-AAAA_bbbb-CC is bad", "key [redacted] is bad");
+        check("\"gsk_0123456789abcdef\"", "\"[redacted]\"");
+        check("AIzaSyA-1234567890 invalid", "[redacted] invalid");
+        check("Authorization: Bearer abc", "Authorization: Bearer abc");
+        check("invalid x-api-key", "invalid x-api-key");
+        check("ask-me sk- skip", "ask-me sk- skip");
+    }
+
+    #[test]
+    fn default_backoff() {
+        let check = |attempt: u32, jitter: f64, want: u64| {
+            assert_eq!(default_backoff_ms(attempt, jitter), want, "attempt {attempt} jitter {jitter}");
+        };
+        check(0, 0.0, 500);
+        check(0, 1.0, 375);
+        check(0, 0.5, 438);
+        check(1, 0.0, 1000);
+        check(2, 0.0, 2000);
+        check(4, 0.0, 8000);
+        check(5, 0.0, 8000);
+        check(40, 1.0, 6000);
+        check(0, f64::NAN, 500);
+        check(0, 7.0, 375);
+    }
+}

@@ -1,0 +1,362 @@
+//! Reading a model's answer: find the JSON object (between the last
+//! `[CONTENT]…[/CONTENT]` pair, else in a ```json fence, else the first `{…}`),
+//! repair a few common slips, and check it against the node's fields.
+//!
+//! The repairs are deliberately few and only tried when the text does not
+//! parse as it is: trailing commas, `//` line comments, and raw newlines or
+//! tabs inside strings (models write multi-line mermaid that way). Nothing
+//! guesses at missing quotes, brackets or Python literals; such answers go
+//! back to the model with the parser's message.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::compile::{CLOSE_TAG, OPEN_TAG};
+use super::{ActionNode, FieldType};
+
+/// Why an answer could not be used. The text is written for the model as much
+/// as for a person: it is sent back verbatim on a retry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum NodeParseError {
+    #[error("found no JSON object in the answer; put one between {OPEN_TAG} and {CLOSE_TAG}")]
+    NoJson,
+    #[error("the JSON does not parse: {0}")]
+    BadJson(String),
+    #[error("the JSON should be an object with the node keys but is {0}")]
+    NotObject(String),
+    /// The JSON parsed but some fields are missing or of the wrong type.
+    #[error("{}", join_problems(.0))]
+    Invalid(Vec<Problem>),
+}
+
+/// One thing wrong with a parsed answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Problem {
+    /// A required key is absent. `similar` names an unknown key that looks
+    /// like it (same letters and digits, ignoring case), as a hint.
+    Missing { key: String, similar: Option<String> },
+    /// A value has the wrong type. `at` locates the offending item inside a
+    /// list (`[1][0]`), empty when the value itself is wrong.
+    WrongType { key: String, expected: String, at: String, found: String },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Missing { key, similar: None } => write!(f, "missing key \"{key}\""),
+            Problem::Missing { key, similar: Some(similar) } => {
+                write!(f, "missing key \"{key}\" (found \"{similar}\")")
+            }
+            Problem::WrongType { key, expected, at, found } if at.is_empty() => {
+                write!(f, "\"{key}\" should be {expected} but is {found}")
+            }
+            Problem::WrongType { key, expected, at, found } => {
+                write!(f, "\"{key}\" should be {expected} but item {at} is {found}")
+            }
+        }
+    }
+}
+
+impl ActionNode {
+    /// Parses and checks an answer. On success the map holds one value per
+    /// declared field that was present (integral floats in `int` fields
+    /// become integers); optional fields that are absent or null are left
+    /// out, and keys the node does not declare are dropped.
+    pub fn parse(&self, answer: &str) -> Result<Map<String, Value>, NodeParseError> {
+        let text = extract(answer).ok_or(NodeParseError::NoJson)?;
+        let value = parse_json(text)?;
+        let Value::Object(object) = value else {
+            return Err(NodeParseError::NotObject(kind(&value).to_string()));
+        };
+        let mut values = Map::new();
+        let mut problems = Vec::new();
+        validate(self.fields(), &object, "", &mut values, &mut problems);
+        if problems.is_empty() {
+            Ok(values)
+        } else {
+            Err(NodeParseError::Invalid(problems))
+        }
+    }
+}
+
+fn join_problems(problems: &[Problem]) -> String {
+    problems.iter().map(Problem::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// The text that should hold the JSON object, or `None` when there is none.
+fn extract(answer: &str) -> Option<&str> {
+    let candidate = tagged(answer).map(unfence).or_else(|| json_fence(answer)).or_else(|| first_object(answer))?.trim();
+    if candidate.is_empty() {
+        return None;
+    }
+    // Prose inside the tags ("Here it is: {...}"): keep only the object.
+    if !candidate.starts_with('{') && !candidate.starts_with('[') {
+        return first_object(candidate).or(Some(candidate));
+    }
+    Some(candidate)
+}
+
+/// The body of the last `[CONTENT]` that has a `[/CONTENT]` after it. Models
+/// sometimes echo the format example before answering, so the last pair is
+/// the answer; an opening tag merely mentioned in trailing prose is skipped.
+/// With no closed pair, the text after the last opening tag (a truncated
+/// answer still gets a precise JSON error).
+fn tagged(answer: &str) -> Option<&str> {
+    let openings: Vec<usize> = answer.match_indices(OPEN_TAG).map(|(at, _)| at).collect();
+    let mut unclosed = None;
+    for &at in openings.iter().rev() {
+        let body = &answer[at + OPEN_TAG.len()..];
+        if let Some(end) = body.find(CLOSE_TAG) {
+            return Some(&body[..end]);
+        }
+        unclosed.get_or_insert(body);
+    }
+    unclosed
+}
+
+/// Strips a markdown fence around the text, if there is one.
+fn unfence(text: &str) -> &str {
+    let mut text = text.trim();
+    if let Some(rest) = text.strip_prefix("```") {
+        // Drop the info string (`json`) with the rest of the fence line.
+        text = match rest.find('\n') {
+            Some(newline) => &rest[newline + 1..],
+            None => rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()),
+        };
+    }
+    text.trim_end().strip_suffix("```").unwrap_or(text).trim()
+}
+
+/// The body of the first ```json fence (to the end when it is not closed).
+fn json_fence(answer: &str) -> Option<&str> {
+    let start = answer.find("```json")? + "```json".len();
+    let body = &answer[start..];
+    let body = match body.find('\n') {
+        Some(newline) => &body[newline + 1..],
+        None => body,
+    };
+    Some(body.find("```").map_or(body, |end| &body[..end]))
+}
+
+/// The first balanced `{…}` (braces inside strings do not count), or from the
+/// first `{` to the end when it never closes.
+fn first_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, c) in text[start..].char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..=start + offset]);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(&text[start..])
+}
+
+/// Parses the first JSON value of `text`, ignoring anything after it; tries
+/// the repaired text when the original does not parse, and reports the
+/// original's error when neither does (its positions match what the model
+/// wrote).
+fn parse_json(text: &str) -> Result<Value, NodeParseError> {
+    let first = |text: &str| serde_json::Deserializer::from_str(text).into_iter::<Value>().next();
+    match first(text) {
+        None => Err(NodeParseError::NoJson),
+        Some(Ok(value)) => Ok(value),
+        Some(Err(error)) => match first(&repair(text)) {
+            Some(Ok(value)) => Ok(value),
+            _ => Err(NodeParseError::BadJson(error.to_string())),
+        },
+    }
+}
+
+/// Drops trailing commas and `//` comments outside strings, and escapes raw
+/// newlines, carriage returns and tabs inside strings.
+fn repair(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_string {
+            match c {
+                _ if escaped => {
+                    escaped = false;
+                    out.push(c);
+                }
+                '\\' => {
+                    escaped = true;
+                    out.push(c);
+                }
+                '"' => {
+                    in_string = false;
+                    out.push(c);
+                }
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                _ => out.push(c),
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '/' if chars.get(i + 1) == Some(&'/') => {
+                while i + 1 < chars.len() && chars[i + 1] != '\n' {
+                    i += 1;
+                }
+            }
+            ',' if matches!(next_significant(&chars, i + 1), Some('}' | ']')) => {}
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The next character from `from` that is neither whitespace nor inside a
+/// `//` comment.
+fn next_significant(chars: &[char], from: usize) -> Option<char> {
+    let mut i = from;
+    while i < chars.len() {
+        match chars[i] {
+            c if c.is_whitespace() => i += 1,
+            '/' if chars.get(i + 1) == Some(&'/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            c => return Some(c),
+        }
+    }
+    None
+}
+
+/// Checks `object` against `fields`, copying accepted values into `values`
+/// and recording every problem. `prefix` names the enclosing group.
+fn validate(
+    fields: &[ActionNode],
+    object: &Map<String, Value>,
+    prefix: &str,
+    values: &mut Map<String, Value>,
+    problems: &mut Vec<Problem>,
+) {
+    for field in fields {
+        let label = if prefix.is_empty() { field.key.clone() } else { format!("{prefix} > {}", field.key) };
+        let value = match object.get(&field.key) {
+            Some(Value::Null) | None if field.optional => continue,
+            None => {
+                let similar = similar_key(&field.key, fields, object);
+                problems.push(Problem::Missing { key: label, similar });
+                continue;
+            }
+            Some(value) => value,
+        };
+        if !field.children.is_empty() {
+            match value {
+                Value::Object(inner) => {
+                    let mut inner_values = Map::new();
+                    validate(&field.children, inner, &label, &mut inner_values, problems);
+                    values.insert(field.key.clone(), Value::Object(inner_values));
+                }
+                other => problems.push(Problem::WrongType {
+                    key: label,
+                    expected: field.type_name(),
+                    at: String::new(),
+                    found: kind(other).to_string(),
+                }),
+            }
+            continue;
+        }
+        match check(&field.expected_type, value, String::new()) {
+            Ok(value) => {
+                values.insert(field.key.clone(), value);
+            }
+            Err((at, found)) => problems.push(Problem::WrongType {
+                key: label,
+                expected: field.type_name(),
+                at,
+                found: found.to_string(),
+            }),
+        }
+    }
+}
+
+/// An undeclared key of `object` that differs from `key` only in case or
+/// punctuation (`product_goals` for `Product Goals`).
+fn similar_key(key: &str, fields: &[ActionNode], object: &Map<String, Value>) -> Option<String> {
+    let normal =
+        |text: &str| -> String { text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect() };
+    let wanted = normal(key);
+    object
+        .keys()
+        .filter(|candidate| !fields.iter().any(|field| &field.key == *candidate))
+        .find(|candidate| normal(candidate) == wanted)
+        .cloned()
+}
+
+/// The value, normalised, when it has type `ty`; otherwise where inside it
+/// the first wrong item is and what that item is.
+fn check(ty: &FieldType, value: &Value, at: String) -> Result<Value, (String, &'static str)> {
+    match (ty, value) {
+        (FieldType::Json, _)
+        | (FieldType::Str, Value::String(_))
+        | (FieldType::Bool, Value::Bool(_))
+        | (FieldType::Float, Value::Number(_))
+        | (FieldType::Object, Value::Object(_)) => Ok(value.clone()),
+        (FieldType::Int, Value::Number(number)) => {
+            if number.is_i64() || number.is_u64() {
+                return Ok(value.clone());
+            }
+            // Models write `3.0` for 3; accept exactly integral floats only.
+            match number.as_f64() {
+                Some(float) if float.fract() == 0.0 && float.abs() < 9.0e15 => Ok(Value::from(float as i64)),
+                _ => Err((at, "float")),
+            }
+        }
+        (FieldType::List(inner), Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| check(inner, item, format!("{at}[{index}]")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+        (_, other) => Err((at, kind(other))),
+    }
+}
+
+/// A JSON value's kind in the prompt's Python vocabulary.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(number) if number.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}

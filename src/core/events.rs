@@ -1,0 +1,71 @@
+//! What a running team tells the outside world: the UI renders these, the
+//! store persists on them. Events are facts after the fact; nothing here
+//! changes state.
+
+use std::rc::Rc;
+
+use super::cost::CostEntry;
+use super::message::MessageRef;
+
+/// Why a team stopped running.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every role is idle: the work is done.
+    Idle,
+    /// The requested number of rounds ran.
+    RoundsDone,
+    /// The budget would be overrun by the next call.
+    BudgetExhausted { spent: f64, budget: f64 },
+    /// A model has no known price; the user must enter one.
+    UnknownPrice { model: String },
+    /// The user stopped the run; it can be resumed.
+    Cancelled,
+    /// Every role that ran this round failed (a provider error, say); the
+    /// run pauses so nothing is lost.
+    Failed { errors: Vec<(String, String)> },
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone)]
+pub enum TeamEvent {
+    RoundStarted { round: u32 },
+    /// A role starts a step: "thinking", "running WritePRD", ...
+    RoleBusy { role: String, doing: String },
+    LlmStarted { role: String, model: String },
+    LlmDelta { role: String, text: String },
+    LlmFinished { role: String, entry: CostEntry },
+    /// A message entered the environment (or a role's own buffer).
+    Published { message: MessageRef },
+    /// A message no role's addresses matched (MetaGPT logs a warning).
+    Undelivered { message: MessageRef },
+    RoleFailed { role: String, error: String },
+    RoundFinished { round: u32 },
+    Stopped { reason: StopReason },
+}
+
+/// Where events go. The default drops them.
+#[derive(Clone)]
+pub struct EventSink(Rc<dyn Fn(&TeamEvent)>);
+
+impl EventSink {
+    pub fn new(f: impl Fn(&TeamEvent) + 'static) -> Self {
+        EventSink(Rc::new(f))
+    }
+
+    pub fn emit(&self, event: TeamEvent) {
+        (self.0)(&event)
+    }
+}
+
+impl Default for EventSink {
+    fn default() -> Self {
+        EventSink(Rc::new(|_| {}))
+    }
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
+}

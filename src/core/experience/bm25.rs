@@ -1,0 +1,90 @@
+//! Okapi BM25 ranking of short texts against a query, and the tokenizer it
+//! uses.
+//!
+//! Tokens are lowercase runs of letters and digits; CJK characters (Han,
+//! kana, Hangul) are single-character tokens, since those scripts do not
+//! separate words with spaces. No stemming and no stop words: the inverse
+//! document frequency already makes common words count for little. The
+//! IDF is the non-negative form ln(1 + (N - n + 0.5) / (n + 0.5)), so a
+//! word found in every text still counts a little and never negatively.
+
+use std::collections::{HashMap, HashSet};
+
+/// Term-frequency saturation.
+pub(super) const K1: f64 = 1.5;
+/// Length normalization.
+pub(super) const B: f64 = 0.75;
+
+/// The BM25 score of each document for the query, in document order.
+pub(super) fn scores<'a>(query: &str, documents: impl IntoIterator<Item = &'a str>) -> Vec<f64> {
+    let documents: Vec<Vec<String>> = documents.into_iter().map(tokens).collect();
+    if documents.is_empty() {
+        return Vec::new();
+    }
+    let count = documents.len() as f64;
+    let average_length = documents.iter().map(Vec::len).sum::<usize>() as f64 / count;
+    let query: HashSet<String> = tokens(query).into_iter().collect();
+
+    let mut containing: HashMap<&str, usize> = HashMap::new();
+    for document in &documents {
+        let unique: HashSet<&str> = document.iter().map(String::as_str).collect();
+        for term in unique.into_iter().filter(|t| query.contains(*t)) {
+            *containing.entry(term).or_default() += 1;
+        }
+    }
+
+    documents
+        .iter()
+        .map(|document| {
+            let mut frequency: HashMap<&str, usize> = HashMap::new();
+            for term in document.iter().filter(|t| query.contains(*t)) {
+                *frequency.entry(term.as_str()).or_default() += 1;
+            }
+            let length_ratio = if average_length > 0.0 { document.len() as f64 / average_length } else { 0.0 };
+            frequency
+                .iter()
+                .map(|(term, &f)| {
+                    let n = containing.get(term).copied().unwrap_or_default() as f64;
+                    let idf = (1.0 + (count - n + 0.5) / (n + 0.5)).ln();
+                    let f = f as f64;
+                    idf * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * length_ratio))
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Lowercase word tokens; each CJK character is a token of its own.
+pub(super) fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush(&mut word, &mut out);
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word, &mut out);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn flush(word: &mut String, out: &mut Vec<String>) {
+    if !word.is_empty() {
+        out.push(std::mem::take(word));
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF     // Hiragana, Katakana
+        | 0x3400..=0x4DBF   // CJK Extension A
+        | 0x4E00..=0x9FFF   // CJK Unified Ideographs
+        | 0xAC00..=0xD7AF   // Hangul syllables
+        | 0xF900..=0xFAFF   // CJK Compatibility Ideographs
+        | 0x20000..=0x2FA1F // CJK Extensions B.. and supplements
+    )
+}

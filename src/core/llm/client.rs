@@ -1,0 +1,503 @@
+//! A real model behind the [`Llm`] port: a provider codec, an injected HTTP
+//! transport, and retries like the official SDKs.
+//!
+//! Everything here is pure logic over two ports: [`Transport`] moves bytes
+//! (the browser's `fetch` in `web::transport`; recorded bytes in tests) and
+//! [`Runtime`] sleeps, tells the time and draws jitter (the browser's timers;
+//! a fake clock in tests). So retry decisions, delays, truncation and error
+//! mapping are all tested natively, deterministically.
+//!
+//! Retries happen only before the body starts: a stream cut mid-way is
+//! reported as [`LlmError::Truncated`] with the text so far, never silently
+//! re-requested (that would bill the prompt twice).
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::{self, LocalBoxStream, StreamExt};
+
+use super::anthropic::{self, AnthropicStream};
+use super::http::{HttpRequest, HttpResponseHead, Protocol};
+use super::openai::{self, OpenAiStream};
+use super::retry::{error_from_response, Outcome, RetryDecision, RetryPolicy};
+use super::{ChatRequest, Llm, LlmError, StreamEvent};
+
+/// Why a transport produced no (more) bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportFailure {
+    /// The request did not get through (network down, DNS, CORS block).
+    Network(String),
+    /// No response head within the time limit.
+    Timeout,
+    /// The caller cancelled (the Stop button).
+    Aborted,
+}
+
+/// A response body, read chunk by chunk.
+pub trait Body {
+    /// The next chunk, `None` at the end.
+    fn next_chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, TransportFailure>>;
+}
+
+/// Sends requests. Implementations send exactly the headers given.
+pub trait Transport {
+    /// Send; resolve with the head once it arrives, or fail after
+    /// `timeout_ms` without one.
+    fn send(&self, request: HttpRequest, timeout_ms: u64) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>>;
+}
+
+/// Time and chance, injected.
+pub trait Runtime {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+    /// Unix time in milliseconds (for HTTP-date `Retry-After`).
+    fn now_ms(&self) -> u64;
+    /// A number in `0..1` for backoff jitter.
+    fn jitter(&self) -> f64;
+}
+
+/// Where and how to reach a model. The key lives only in memory here; it is
+/// sent to `base_url` and nowhere else, and never appears in `Debug`.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub protocol: Protocol,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    /// How long to wait for the response head.
+    pub timeout_ms: u64,
+    pub max_tokens: Option<u32>,
+    /// What to tell the user when the browser cannot reach `base_url` at
+    /// all (see `presets::blocked_hint`); `None` gives a plain network error.
+    pub unreachable_hint: Option<String>,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("protocol", &self.protocol)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+/// The default wait for a response head: generous, since a long prompt can
+/// take a while before the first token.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// An [`Llm`] that talks HTTP.
+pub struct HttpLlm {
+    config: Rc<ProviderConfig>,
+    transport: Rc<dyn Transport>,
+    runtime: Rc<dyn Runtime>,
+    policy: RetryPolicy,
+}
+
+impl HttpLlm {
+    pub fn new(config: ProviderConfig, transport: Rc<dyn Transport>, runtime: Rc<dyn Runtime>) -> Self {
+        Self { config: Rc::new(config), transport, runtime, policy: RetryPolicy::default() }
+    }
+
+    pub fn with_policy(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+}
+
+/// A protocol's stream decoder.
+enum Decoder {
+    OpenAi(OpenAiStream),
+    Anthropic(AnthropicStream),
+}
+
+impl Decoder {
+    fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
+        match self {
+            Decoder::OpenAi(d) => d.feed(bytes),
+            Decoder::Anthropic(d) => d.feed(bytes),
+        }
+    }
+
+    fn finish(self) -> Result<(), LlmError> {
+        match self {
+            Decoder::OpenAi(d) => d.finish(),
+            Decoder::Anthropic(d) => d.finish(),
+        }
+    }
+}
+
+enum Phase {
+    Connect,
+    Streaming { body: Box<dyn Body>, decoder: Decoder },
+    Over,
+}
+
+struct Call {
+    config: Rc<ProviderConfig>,
+    transport: Rc<dyn Transport>,
+    runtime: Rc<dyn Runtime>,
+    policy: RetryPolicy,
+    request: ChatRequest,
+    phase: Phase,
+}
+
+impl Llm for HttpLlm {
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn stream(&self, mut request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
+        if request.max_tokens.is_none() {
+            request.max_tokens = self.config.max_tokens;
+        }
+        let call = Call {
+            config: self.config.clone(),
+            transport: self.transport.clone(),
+            runtime: self.runtime.clone(),
+            policy: self.policy,
+            request,
+            phase: Phase::Connect,
+        };
+        Box::pin(stream::unfold(call, step).flat_map(stream::iter))
+    }
+}
+
+/// One step of a call: a batch of events, and the call to continue with.
+async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Call)> {
+    match std::mem::replace(&mut call.phase, Phase::Over) {
+        Phase::Over => None,
+        Phase::Connect => match connect(&call).await {
+            Ok(body) => {
+                let decoder = match call.config.protocol {
+                    Protocol::OpenAi => Decoder::OpenAi(OpenAiStream::for_request(&call.request)),
+                    Protocol::Anthropic => Decoder::Anthropic(AnthropicStream::for_request(&call.request)),
+                };
+                call.phase = Phase::Streaming { body, decoder };
+                Some((Vec::new(), call))
+            }
+            Err(e) => Some((vec![Err(e)], call)),
+        },
+        Phase::Streaming { mut body, mut decoder } => match body.next_chunk().await {
+            Ok(Some(bytes)) => {
+                let events = decoder.feed(&bytes);
+                let ended = events.iter().any(|e| matches!(e, Ok(StreamEvent::Done(_)) | Err(_)));
+                if !ended {
+                    call.phase = Phase::Streaming { body, decoder };
+                }
+                Some((events, call))
+            }
+            Ok(None) => match decoder.finish() {
+                Ok(()) => None,
+                Err(e) => Some((vec![Err(e)], call)),
+            },
+            Err(failure) => {
+                // The body broke off: whatever arrived is kept in the error.
+                let partial = match decoder.finish() {
+                    Err(LlmError::Truncated { partial_text }) => partial_text,
+                    _ => String::new(),
+                };
+                let error = match failure {
+                    TransportFailure::Aborted => LlmError::Cancelled,
+                    _ => LlmError::Truncated { partial_text: partial },
+                };
+                Some((vec![Err(error)], call))
+            }
+        },
+    }
+}
+
+/// Send with retries until a successful head arrives.
+async fn connect(call: &Call) -> Result<Box<dyn Body>, LlmError> {
+    let config = &call.config;
+    let http = match config.protocol {
+        Protocol::OpenAi => openai::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
+        Protocol::Anthropic => anthropic::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
+    };
+    let mut attempt = 0;
+    loop {
+        let (outcome, error) = match call.transport.send(http.clone(), config.timeout_ms).await {
+            Ok((head, body)) if head.is_success() => return Ok(body),
+            Ok((head, body)) => {
+                let text = read_all(body).await;
+                let error = error_from_response(config.protocol, head.status, &head, &text);
+                (Outcome::Response(head), error)
+            }
+            Err(TransportFailure::Aborted) => return Err(LlmError::Cancelled),
+            Err(TransportFailure::Timeout) => (Outcome::Timeout, LlmError::Timeout { after_ms: config.timeout_ms }),
+            Err(TransportFailure::Network(message)) => (Outcome::Network, LlmError::Network { message }),
+        };
+        match call.policy.decide(attempt, &outcome, call.runtime.jitter(), Some(call.runtime.now_ms())) {
+            RetryDecision::Retry { delay_ms } => {
+                call.runtime.sleep(delay_ms).await;
+                attempt += 1;
+            }
+            RetryDecision::GiveUp => return Err(unreachable(config, error)),
+        }
+    }
+}
+
+/// A browser cannot tell "network down" from "CORS blocked": when nothing
+/// got through at all, say both, with the provider's fix.
+fn unreachable(config: &ProviderConfig, error: LlmError) -> LlmError {
+    match (error, &config.unreachable_hint) {
+        (LlmError::Network { message }, Some(hint)) => LlmError::Blocked {
+            hint: format!(
+                "{} could not be reached ({message}): the network may be down, the server not running, or it does not accept calls from this page. {hint}",
+                config.base_url
+            ),
+        },
+        (error, _) => error,
+    }
+}
+
+/// An error body, read whole (lossy UTF-8; a broken body reads as what arrived).
+async fn read_all(mut body: Box<dyn Body>) -> String {
+    let mut bytes = Vec::new();
+    while let Ok(Some(chunk)) = body.next_chunk().await {
+        bytes.extend(chunk);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::core::llm::{ChatMessage, Completion, FinishReason};
+
+    /// A scripted response: a status, headers, and body chunks (an `Err`
+    /// chunk breaks the body off).
+    #[derive(Clone)]
+    enum Reply {
+        Http { status: u16, headers: Vec<(&'static str, &'static str)>, chunks: Vec<Result<Vec<u8>, TransportFailure>> },
+        Fail(TransportFailure),
+    }
+
+    fn ok_sse(chunks: &[&str]) -> Reply {
+        Reply::Http { status: 200, headers: vec![], chunks: chunks.iter().map(|c| Ok(c.as_bytes().to_vec())).collect() }
+    }
+
+    fn status(code: u16, headers: Vec<(&'static str, &'static str)>, body: &str) -> Reply {
+        Reply::Http { status: code, headers, chunks: vec![Ok(body.as_bytes().to_vec())] }
+    }
+
+    struct FakeBody(VecDeque<Result<Vec<u8>, TransportFailure>>);
+
+    impl Body for FakeBody {
+        fn next_chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, TransportFailure>> {
+            let next = self.0.pop_front();
+            Box::pin(async move { next.transpose() })
+        }
+    }
+
+    #[derive(Default)]
+    struct FakeTransport {
+        replies: RefCell<VecDeque<Reply>>,
+        sent: RefCell<Vec<HttpRequest>>,
+    }
+
+    impl Transport for FakeTransport {
+        fn send(&self, request: HttpRequest, _timeout_ms: u64) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>> {
+            self.sent.borrow_mut().push(request);
+            let reply = self.replies.borrow_mut().pop_front().expect("the test scripted too few replies");
+            Box::pin(async move {
+                match reply {
+                    Reply::Fail(f) => Err(f),
+                    Reply::Http { status, headers, chunks } => {
+                        let head = HttpResponseHead::new(status, headers.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+                        Ok((head, Box::new(FakeBody(chunks.into())) as Box<dyn Body>))
+                    }
+                }
+            })
+        }
+    }
+
+    #[derive(Default)]
+    struct FakeRuntime {
+        slept: RefCell<Vec<u64>>,
+    }
+
+    impl Runtime for FakeRuntime {
+        fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+            self.slept.borrow_mut().push(ms);
+            Box::pin(async {})
+        }
+        fn now_ms(&self) -> u64 {
+            1_700_000_000_000
+        }
+        fn jitter(&self) -> f64 {
+            0.0
+        }
+    }
+
+    fn make(protocol: Protocol, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>, Rc<FakeRuntime>) {
+        let transport = Rc::new(FakeTransport { replies: RefCell::new(replies.into()), ..Default::default() });
+        let runtime = Rc::new(FakeRuntime::default());
+        let config = ProviderConfig {
+            protocol,
+            base_url: "http://127.0.0.1:1/v1".into(),
+            model: "m".into(),
+            api_key: Some("sk-secret".into()),
+            timeout_ms: 1000,
+            max_tokens: None,
+            unreachable_hint: None,
+        };
+        (HttpLlm::new(config, transport.clone(), runtime.clone()), transport, runtime)
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest::new("m", vec![ChatMessage::system("be brief"), ChatMessage::user("hi")])
+    }
+
+    fn collect(llm: &HttpLlm) -> (Vec<String>, Result<Completion, LlmError>) {
+        block_on(async {
+            let mut deltas = Vec::new();
+            let mut stream = llm.stream(request());
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(StreamEvent::Delta(d)) => deltas.push(d),
+                    Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
+                    Err(e) => return (deltas, Err(e)),
+                }
+            }
+            (deltas, Err(LlmError::Protocol { message: "stream ended with neither Done nor an error".into() }))
+        })
+    }
+
+    const HELLO: &[&str] = &[
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}\n\ndata: [DONE]\n\n",
+    ];
+
+    #[test]
+    fn streams_deltas_in_order_then_done_with_usage() {
+        let (llm, transport, runtime) = make(Protocol::OpenAi, vec![ok_sse(HELLO)]);
+        let (deltas, done) = collect(&llm);
+        assert_eq!(deltas.concat(), "Hello");
+        let done = done.unwrap();
+        assert_eq!((done.text.as_str(), done.finish.clone(), done.usage.prompt_tokens, done.usage.estimated), ("Hello", FinishReason::Stop, 5, false));
+        assert_eq!(transport.sent.borrow().len(), 1);
+        assert!(runtime.slept.borrow().is_empty());
+    }
+
+    #[test]
+    fn retries_like_the_sdks() {
+        let rate_limited = || status(429, vec![("retry-after", "1")], r#"{"error":{"message":"slow down","type":"rate_limit"}}"#);
+        let down = || status(500, vec![], r#"{"error":{"message":"oops"}}"#);
+        let bad_key = || status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-sec***"}}"#);
+        let net = || Reply::Fail(TransportFailure::Network("Failed to fetch".into()));
+        // (replies, sleeps, outcome: Ok or a predicate name)
+        type Case = (Vec<Reply>, Vec<u64>, &'static str);
+        let cases: Vec<Case> = vec![
+            (vec![rate_limited(), ok_sse(HELLO)], vec![1000], "ok"),
+            (vec![down(), down(), ok_sse(HELLO)], vec![500, 1000], "ok"),
+            (vec![down(), down(), down()], vec![500, 1000], "down"),
+            (vec![bad_key()], vec![], "bad key"),
+            (vec![net(), net(), net()], vec![500, 1000], "network"),
+            (vec![Reply::Fail(TransportFailure::Timeout), ok_sse(HELLO)], vec![500], "ok"),
+            (vec![status(404, vec![], "{}")], vec![], "not found"),
+            (vec![status(400, vec![], "{}")], vec![], "bad request"),
+            (vec![status(529, vec![], "{}"), ok_sse(HELLO)], vec![500], "ok"),
+        ];
+        for (i, (replies, want_sleeps, want)) in cases.into_iter().enumerate() {
+            let n = replies.len();
+            let (llm, transport, runtime) = make(Protocol::OpenAi, replies);
+            let (_, result) = collect(&llm);
+            let got = match &result {
+                Ok(c) if c.text == "Hello" => "ok",
+                Err(LlmError::ProviderDown { .. }) => "down",
+                Err(LlmError::BadKey { .. }) => "bad key",
+                Err(LlmError::Network { .. }) => "network",
+                Err(LlmError::ModelNotFound { .. }) => "not found",
+                Err(LlmError::BadRequest { .. }) => "bad request",
+                _ => "other",
+            };
+            assert_eq!(got, want, "case {i}: {result:?}");
+            assert_eq!(*runtime.slept.borrow(), want_sleeps, "case {i}");
+            assert_eq!(transport.sent.borrow().len(), n, "case {i}: every scripted reply used, no more");
+        }
+    }
+
+    #[test]
+    fn a_cut_stream_is_truncated_with_the_partial_text() {
+        let mut reply = ok_sse(&HELLO[..2]);
+        if let Reply::Http { chunks, .. } = &mut reply {
+            chunks.push(Err(TransportFailure::Network("connection reset".into())));
+        }
+        let (llm, transport, _) = make(Protocol::OpenAi, vec![reply]);
+        let (deltas, result) = collect(&llm);
+        assert_eq!(deltas.concat(), "Hello");
+        assert_eq!(result, Err(LlmError::Truncated { partial_text: "Hello".into() }));
+        assert_eq!(transport.sent.borrow().len(), 1, "never re-requested mid-stream");
+        // A body that simply ends before [DONE] is truncated too.
+        let (llm, _, _) = make(Protocol::OpenAi, vec![ok_sse(&HELLO[..3])]);
+        assert_eq!(collect(&llm).1, Err(LlmError::Truncated { partial_text: "Hello".into() }));
+    }
+
+    #[test]
+    fn an_unreachable_local_server_says_how_to_fix_it() {
+        let net = || Reply::Fail(TransportFailure::Network("Failed to fetch".into()));
+        let (mut llm, _, _) = make(Protocol::OpenAi, vec![net(), net(), net()]);
+        let preset = crate::core::llm::presets::preset("ollama").unwrap();
+        Rc::get_mut(&mut llm.config).unwrap().unreachable_hint =
+            Some(crate::core::llm::presets::blocked_hint(preset, Some("http://127.0.0.1:8080")));
+        let err = collect(&llm).1.unwrap_err();
+        assert!(matches!(err, LlmError::Blocked { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains("OLLAMA_ORIGINS=http://127.0.0.1:8080") && text.contains("Failed to fetch"), "{text}");
+    }
+
+    #[test]
+    fn stop_cancels() {
+        let (llm, _, _) = make(Protocol::OpenAi, vec![Reply::Fail(TransportFailure::Aborted)]);
+        assert_eq!(collect(&llm).1, Err(LlmError::Cancelled));
+        let mut reply = ok_sse(&HELLO[..1]);
+        if let Reply::Http { chunks, .. } = &mut reply {
+            chunks.push(Err(TransportFailure::Aborted));
+        }
+        let (llm, _, _) = make(Protocol::OpenAi, vec![reply]);
+        assert_eq!(collect(&llm).1, Err(LlmError::Cancelled));
+    }
+
+    #[test]
+    fn sends_only_the_needed_headers_to_the_configured_url() {
+        let (llm, transport, _) = make(Protocol::OpenAi, vec![ok_sse(HELLO)]);
+        collect(&llm).1.unwrap();
+        let sent = &transport.sent.borrow()[0];
+        assert_eq!(sent.url, "http://127.0.0.1:1/v1/chat/completions");
+        let mut names: Vec<String> = sent.headers.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+        names.sort();
+        assert_eq!(names, ["authorization", "content-type"]);
+    }
+
+    #[test]
+    fn the_key_never_shows_in_debug_or_errors() {
+        let (llm, _, _) = make(Protocol::OpenAi, vec![status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-secret"}}"#)]);
+        assert!(!format!("{:?}", llm.config).contains("sk-secret"));
+        let err = collect(&llm).1.unwrap_err();
+        assert!(!err.to_string().contains("sk-secret"), "{err}");
+    }
+
+    #[test]
+    fn anthropic_streams_through_the_same_client() {
+        let events = [
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        ];
+        let (llm, transport, _) = make(Protocol::Anthropic, vec![ok_sse(&events)]);
+        let done = collect(&llm).1.unwrap();
+        assert_eq!((done.text.as_str(), done.usage.prompt_tokens, done.usage.completion_tokens), ("Hi", 9, 3));
+        assert!(transport.sent.borrow()[0].url.ends_with("/v1/messages"));
+    }
+}

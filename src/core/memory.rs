@@ -1,0 +1,199 @@
+//! Memory: the ordered messages a role remembers, indexed by id and by the
+//! action that caused them.
+//!
+//! Every operation MetaGPT's memory has, but none that grows with the number
+//! of messages when it need not: adding checks duplicates in a hash set (MetaGPT
+//! scans the list), lookups by action read an index, and "find news" checks
+//! ids. Messages are shared (`Rc`), so a message delivered to fifty roles is
+//! stored once. Memory saves as a list of ids; the messages themselves are
+//! saved once per team (see `snapshot`).
+
+use std::collections::{HashMap, HashSet};
+
+use super::message::{ActionKind, MessageId, MessageRef};
+
+/// An ordered, deduplicated list of messages.
+#[derive(Debug, Clone, Default)]
+pub struct Memory {
+    storage: Vec<MessageRef>,
+    ids: HashSet<MessageId>,
+    by_action: HashMap<ActionKind, Vec<usize>>,
+}
+
+impl Memory {
+    /// Add a message unless one with the same id is already here.
+    /// Returns whether it was added.
+    pub fn add(&mut self, message: MessageRef) -> bool {
+        if !self.ids.insert(message.id) {
+            return false;
+        }
+        self.by_action.entry(message.cause_by.clone()).or_default().push(self.storage.len());
+        self.storage.push(message);
+        true
+    }
+
+    pub fn add_batch<I: IntoIterator<Item = MessageRef>>(&mut self, messages: I) {
+        for m in messages {
+            self.add(m);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.storage.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.storage.is_empty()
+    }
+
+    pub fn contains(&self, id: MessageId) -> bool {
+        self.ids.contains(&id)
+    }
+
+    /// The last `k` messages in order; `k == 0` means all of them.
+    pub fn get(&self, k: usize) -> &[MessageRef] {
+        let start = if k == 0 { 0 } else { self.storage.len().saturating_sub(k) };
+        &self.storage[start..]
+    }
+
+    /// Every message, in order.
+    pub fn all(&self) -> &[MessageRef] {
+        &self.storage
+    }
+
+    pub fn last(&self) -> Option<&MessageRef> {
+        self.storage.last()
+    }
+
+    /// Messages caused by `action`, in order.
+    pub fn get_by_action(&self, action: &ActionKind) -> Vec<MessageRef> {
+        self.by_action
+            .get(action)
+            .map(|positions| positions.iter().map(|&i| self.storage[i].clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Messages caused by any of `actions`, in memory order.
+    pub fn get_by_actions<'a, I>(&self, actions: I) -> Vec<MessageRef>
+    where
+        I: IntoIterator<Item = &'a ActionKind>,
+    {
+        let mut positions: Vec<usize> = actions
+            .into_iter()
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .filter_map(|a| self.by_action.get(a))
+            .flatten()
+            .copied()
+            .collect();
+        positions.sort_unstable();
+        positions.into_iter().map(|i| self.storage[i].clone()).collect()
+    }
+
+    /// The messages of `observed` not among the last `k` remembered
+    /// (`k == 0`: not remembered at all). MetaGPT's `find_news`.
+    pub fn find_news(&self, observed: &[MessageRef], k: usize) -> Vec<MessageRef> {
+        if k == 0 || k >= self.storage.len() {
+            return observed.iter().filter(|m| !self.ids.contains(&m.id)).cloned().collect();
+        }
+        let recent: HashSet<MessageId> = self.get(k).iter().map(|m| m.id).collect();
+        observed.iter().filter(|m| !recent.contains(&m.id)).cloned().collect()
+    }
+
+    /// Remove and return the newest message.
+    pub fn pop_newest(&mut self) -> Option<MessageRef> {
+        let m = self.storage.pop()?;
+        self.ids.remove(&m.id);
+        if let Some(positions) = self.by_action.get_mut(&m.cause_by) {
+            positions.pop();
+        }
+        Some(m)
+    }
+
+    pub fn clear(&mut self) {
+        *self = Memory::default();
+    }
+
+    /// The ids in order: how memory is saved.
+    pub fn ids(&self) -> Vec<MessageId> {
+        self.storage.iter().map(|m| m.id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::core::message::Message;
+
+    fn msg(id: u64, action: &str) -> MessageRef {
+        Rc::new(Message::new(MessageId(id), format!("message {id}")).caused_by(action))
+    }
+
+    fn ids(list: &[MessageRef]) -> Vec<u64> {
+        list.iter().map(|m| m.id.0).collect()
+    }
+
+    fn filled() -> Memory {
+        let mut m = Memory::default();
+        for (id, action) in [(1, "A"), (2, "B"), (3, "A"), (4, "C"), (5, "B")] {
+            assert!(m.add(msg(id, action)));
+        }
+        m
+    }
+
+    #[test]
+    fn add_skips_duplicates() {
+        let mut m = filled();
+        assert!(!m.add(msg(3, "A")));
+        assert_eq!(m.len(), 5);
+    }
+
+    #[test]
+    fn get_last_k() {
+        let m = filled();
+        let cases: &[(usize, &[u64])] = &[(0, &[1, 2, 3, 4, 5]), (2, &[4, 5]), (5, &[1, 2, 3, 4, 5]), (9, &[1, 2, 3, 4, 5])];
+        for (k, want) in cases {
+            assert_eq!(ids(m.get(*k)), *want, "k={k}");
+        }
+    }
+
+    #[test]
+    fn by_actions() {
+        let m = filled();
+        let cases: &[(&[&str], &[u64])] = &[
+            (&["A"], &[1, 3]),
+            (&["B"], &[2, 5]),
+            (&["A", "B"], &[1, 2, 3, 5]),
+            (&["B", "A", "B"], &[1, 2, 3, 5]),
+            (&["Z"], &[]),
+            (&[], &[]),
+        ];
+        for (actions, want) in cases {
+            let kinds: Vec<ActionKind> = actions.iter().map(|a| ActionKind::new(a)).collect();
+            assert_eq!(ids(&m.get_by_actions(&kinds)), *want, "{actions:?}");
+        }
+        assert_eq!(ids(&m.get_by_action(&ActionKind::new("C"))), [4]);
+    }
+
+    #[test]
+    fn find_news() {
+        let m = filled();
+        let observed = [msg(4, "C"), msg(5, "B"), msg(6, "A"), msg(1, "A")];
+        let cases: &[(usize, &[u64])] = &[(0, &[6]), (2, &[6, 1]), (3, &[6, 1]), (5, &[6]), (50, &[6])];
+        for (k, want) in cases {
+            assert_eq!(ids(&m.find_news(&observed, *k)), *want, "k={k}");
+        }
+    }
+
+    #[test]
+    fn pop_newest_keeps_indexes_true() {
+        let mut m = filled();
+        assert_eq!(m.pop_newest().map(|x| x.id.0), Some(5));
+        assert!(!m.contains(MessageId(5)));
+        assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2]);
+        assert!(m.add(msg(5, "B")));
+        assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2, 5]);
+    }
+}

@@ -1,0 +1,23 @@
+//! RoleZero's pure building blocks: reading the model's command answer and
+//! its quick-think classification.
+//!
+//! Nothing here calls a model or runs a command: parsing ends where the
+//! caller must ask the model to repair its JSON (`ParseOutcome::NeedsLlmRepair`)
+//! and running is the command registry's job.
+//!
+//! Layout:
+//! - `parse`: `parse_commands`, `ParseOutcome`, `repair_prompt`,
+//!   `cut_after_exclusive`.
+//! - `repair`: the local JSON repairs (trailing commas, bad escapes, raw
+//!   control characters, Python quoting).
+//! - `quick_think`: `QuickThink` and `parse_quick_think`.
+
+mod parse;
+mod quick_think;
+mod repair;
+
+#[cfg(test)]
+mod tests;
+
+pub use parse::{cut_after_exclusive, parse_commands, repair_prompt, Cut, ParseOutcome};
+pub use quick_think::{parse_quick_think, QuickThink};

@@ -1,0 +1,136 @@
+//! The team: hires roles into an environment, holds the budget, publishes
+//! the idea and runs rounds until the work is done (MetaGPT's `Team`).
+//!
+//! It stops early and cleanly when every role is idle, when the budget would
+//! be overrun by the next call (checked before every call, not only between
+//! rounds as MetaGPT does), when a model has no price, when the user stops
+//! it, or when every role that ran failed. In each case nothing is lost: a
+//! role whose reaction was cut short continues it on the next `run`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::cost::{BudgetError, CostLedger};
+use super::environment::{Environment, RoundReport};
+use super::events::{EventSink, StopReason, TeamEvent};
+use super::llm::{Llm, LlmError};
+use super::message::{Message, MessageRef};
+use super::role::{Role, RoleError};
+
+/// MetaGPT's CLI default number of rounds.
+pub const DEFAULT_ROUNDS: u32 = 5;
+
+/// How a `run` ended.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub rounds_run: u32,
+    pub stop: StopReason,
+    /// Every role failure of the run, by round.
+    pub failures: Vec<(u32, String, RoleError)>,
+}
+
+pub struct Team {
+    pub env: Environment,
+    pub ledger: Rc<RefCell<CostLedger>>,
+    pub idea: String,
+    /// Rounds run so far, over every `run`.
+    pub round: u32,
+}
+
+impl Team {
+    /// A team in an environment described by `desc` (e.g. "a software
+    /// company"), whose roles use `llm` unless they have their own.
+    pub fn new(desc: &str, llm: Rc<dyn Llm>, events: EventSink) -> Self {
+        let ledger = Rc::new(RefCell::new(CostLedger::default()));
+        Self { env: Environment::new(desc, llm, ledger.clone(), events), ledger, idea: String::new(), round: 0 }
+    }
+
+    pub fn hire(&mut self, roles: impl IntoIterator<Item = Role>) {
+        for role in roles {
+            self.env.add_role(role);
+        }
+    }
+
+    /// Set the budget in dollars.
+    pub fn invest(&mut self, budget: f64) {
+        self.ledger.borrow_mut().budget = budget;
+    }
+
+    /// Publish the idea as the user's requirement, to everyone.
+    pub fn run_project(&mut self, idea: &str) -> MessageRef {
+        self.idea = idea.to_string();
+        let message = Rc::new(Message::new(self.env.world.new_id(), idea));
+        self.env.publish(message.clone());
+        message
+    }
+
+    /// Publish a message from the user (a follow-up, an answer).
+    pub fn publish_user_message(&mut self, content: &str, send_to: &[&str]) -> MessageRef {
+        let mut message = Message::new(self.env.world.new_id(), content);
+        if !send_to.is_empty() {
+            message = message.to(send_to.iter().copied());
+        }
+        let message = Rc::new(message);
+        self.env.publish(message.clone());
+        message
+    }
+
+    /// Run up to `n_round` rounds, stopping early as described above.
+    pub async fn run(&mut self, n_round: u32) -> RunOutcome {
+        let mut outcome = RunOutcome { rounds_run: 0, stop: StopReason::RoundsDone, failures: Vec::new() };
+        let events = self.env.world.events.clone();
+        for _ in 0..n_round {
+            if self.env.is_idle() {
+                outcome.stop = StopReason::Idle;
+                break;
+            }
+            {
+                let ledger = self.ledger.borrow();
+                if ledger.is_exhausted() {
+                    outcome.stop = StopReason::BudgetExhausted { spent: ledger.total().cost, budget: ledger.budget };
+                    break;
+                }
+            }
+            self.round += 1;
+            events.emit(TeamEvent::RoundStarted { round: self.round });
+            let report = self.env.run_round().await;
+            outcome.rounds_run += 1;
+            events.emit(TeamEvent::RoundFinished { round: self.round });
+            let stop = stop_after(&report);
+            for (name, e) in report.failures {
+                outcome.failures.push((self.round, name, e));
+            }
+            if let Some(stop) = stop {
+                outcome.stop = stop;
+                break;
+            }
+        }
+        if outcome.stop == StopReason::RoundsDone && self.env.is_idle() {
+            outcome.stop = StopReason::Idle;
+        }
+        events.emit(TeamEvent::Stopped { reason: outcome.stop.clone() });
+        outcome
+    }
+}
+
+/// Whether a round's failures end the run, and why.
+fn stop_after(report: &RoundReport) -> Option<StopReason> {
+    for (_, e) in &report.failures {
+        match e {
+            RoleError::Budget(BudgetError::Exhausted { spent, budget }) => {
+                return Some(StopReason::BudgetExhausted { spent: *spent, budget: *budget })
+            }
+            RoleError::Budget(BudgetError::UnknownPrice { model }) => {
+                return Some(StopReason::UnknownPrice { model: model.clone() })
+            }
+            RoleError::Llm(LlmError::Cancelled) => return Some(StopReason::Cancelled),
+            _ => {}
+        }
+    }
+    if !report.failures.is_empty() && report.failures.len() == report.ran.len() {
+        return Some(StopReason::Failed {
+            errors: report.failures.iter().map(|(n, e)| (n.clone(), e.to_string())).collect(),
+        });
+    }
+    None
+}

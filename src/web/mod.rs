@@ -1,0 +1,7 @@
+//! The browser edge: the only place that touches `web_sys`, `js_sys`,
+//! `wasm_bindgen` and IndexedDB. It adapts browser APIs to the core's ports
+//! and holds no business logic.
+
+pub mod fetch;
+pub mod kv;
+pub mod transport;

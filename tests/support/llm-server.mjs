@@ -1,0 +1,855 @@
+// Local fake LLM server for tests (OpenAI Chat Completions + Anthropic Messages).
+//
+// Plain Node.js, built-ins only. The contract (Turn format, control API) is
+// documented in tests/support/README.md — keep the two in sync.
+//
+// Library use:
+//   import { startLlmServer } from './llm-server.mjs';
+//   const srv = await startLlmServer();            // port 0 → a free port
+//   ... srv.url ...                                // http://127.0.0.1:<port>
+//   await srv.close();
+//
+// CLI use:
+//   node tests/support/llm-server.mjs [--port N] [--host H] [--exit-with-parent]
+//                                     [--exit-on-stdin-close] [--max-lifetime SECONDS]
+//   prints exactly one line `LLM_SERVER_URL=http://127.0.0.1:<port>` on stdout.
+
+import http from 'node:http';
+import fs from 'node:fs';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': '*, retry-after, retry-after-ms, x-request-id',
+};
+
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers':
+    '*, authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
+  'access-control-max-age': '600',
+};
+
+// Header values that must never be stored in the log (only their length is kept).
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+]);
+// Query parameters that may carry keys (e.g. Gemini's ?key=).
+const SECRET_QUERY_PARAMS = new Set(['key', 'api_key', 'api-key', 'apikey', 'access_token']);
+
+const TURN_FIELDS = new Set([
+  'text',
+  'match',
+  'status',
+  'error_body',
+  'headers',
+  'delay_ms',
+  'chunk_chars',
+  'chunk_delay_ms',
+  'cut_after_chunks',
+  'malformed',
+  'usage',
+  'finish_reason',
+  'repeat',
+]);
+
+// ---------------------------------------------------------------------------
+// Turn validation
+// ---------------------------------------------------------------------------
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function isNonNegInt(v) {
+  return Number.isInteger(v) && v >= 0;
+}
+
+/** Returns an error string, or null when the turn is valid. */
+function validateTurn(t, i) {
+  const where = `turns[${i}]`;
+  if (!isPlainObject(t)) return `${where} must be an object`;
+  for (const k of Object.keys(t)) {
+    if (!TURN_FIELDS.has(k)) {
+      return `${where}: unknown field "${k}" (allowed: ${[...TURN_FIELDS].join(', ')})`;
+    }
+  }
+  if (t.text !== undefined && typeof t.text !== 'string') return `${where}.text must be a string`;
+  if (t.match !== undefined && typeof t.match !== 'string') return `${where}.match must be a string`;
+  if (t.status !== undefined && !(Number.isInteger(t.status) && t.status >= 200 && t.status <= 599)) {
+    return `${where}.status must be an integer HTTP status (200-599)`;
+  }
+  if ((t.status === undefined || t.status === 200) && typeof t.text !== 'string') {
+    return `${where}.text is required for a successful (status 200) turn`;
+  }
+  if (t.error_body !== undefined && !isPlainObject(t.error_body) && !Array.isArray(t.error_body)) {
+    return `${where}.error_body must be a JSON object`;
+  }
+  if (t.headers !== undefined) {
+    if (!isPlainObject(t.headers)) return `${where}.headers must be an object`;
+    for (const [k, v] of Object.entries(t.headers)) {
+      if (typeof v !== 'string' && typeof v !== 'number') {
+        return `${where}.headers["${k}"] must be a string or number`;
+      }
+    }
+  }
+  for (const k of ['delay_ms', 'chunk_delay_ms', 'cut_after_chunks']) {
+    if (t[k] !== undefined && !isNonNegInt(t[k])) return `${where}.${k} must be a non-negative integer`;
+  }
+  if (t.chunk_chars !== undefined && !(Number.isInteger(t.chunk_chars) && t.chunk_chars >= 1)) {
+    return `${where}.chunk_chars must be an integer >= 1`;
+  }
+  if (t.repeat !== undefined && !(Number.isInteger(t.repeat) && t.repeat >= 1)) {
+    return `${where}.repeat must be an integer >= 1`;
+  }
+  if (t.malformed !== undefined && typeof t.malformed !== 'boolean') return `${where}.malformed must be a boolean`;
+  if (t.finish_reason !== undefined && typeof t.finish_reason !== 'string') {
+    return `${where}.finish_reason must be a string`;
+  }
+  if (t.usage !== undefined) {
+    if (!isPlainObject(t.usage)) return `${where}.usage must be an object`;
+    for (const [k, v] of Object.entries(t.usage)) {
+      if (!isNonNegInt(v)) return `${where}.usage.${k} must be a non-negative integer`;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// Request helpers
+// ---------------------------------------------------------------------------
+
+/** Text of an OpenAI/Anthropic `content` value (string, or array of parts). */
+function contentText(c) {
+  if (c == null) return '';
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map(contentText).filter((s) => s !== '').join('\n');
+  if (typeof c === 'object') {
+    if (typeof c.text === 'string') return c.text;
+    if (c.content !== undefined) return contentText(c.content);
+  }
+  return '';
+}
+
+/** The text a turn's `match` is tested against. */
+function requestText(kind, body) {
+  const parts = [];
+  if (kind === 'anthropic' && body.system !== undefined) parts.push(contentText(body.system));
+  if (Array.isArray(body.messages)) {
+    for (const m of body.messages) parts.push(contentText(m && m.content));
+  }
+  return parts.filter((s) => s !== '').join('\n');
+}
+
+function redactHeaders(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers)) {
+    const name = k.toLowerCase();
+    out[name] = SECRET_HEADERS.has(name) ? `<redacted:${String(v).length} chars>` : v;
+  }
+  return out;
+}
+
+function redactedQuery(url) {
+  const out = {};
+  for (const [k, v] of url.searchParams) {
+    out[k] = SECRET_QUERY_PARAMS.has(k.toLowerCase()) ? `<redacted:${v.length} chars>` : v;
+  }
+  return out;
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(Object.assign(new Error('request body too large'), { tooLarge: true }));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function estimateTokens(chars) {
+  return Math.ceil(chars / 4);
+}
+
+function splitChunks(text, n) {
+  const cps = Array.from(text); // code points: never split a surrogate pair
+  const out = [];
+  for (let i = 0; i < cps.length; i += n) out.push(cps.slice(i, i + n).join(''));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Error bodies
+// ---------------------------------------------------------------------------
+
+function openaiErrorType(status) {
+  if (status === 401) return ['invalid_request_error', 'invalid_api_key'];
+  if (status === 403) return ['permission_error', 'permission_denied'];
+  if (status === 404) return ['invalid_request_error', 'model_not_found'];
+  if (status === 429) return ['requests', 'rate_limit_exceeded'];
+  if (status >= 500) return ['server_error', 'server_error'];
+  return ['invalid_request_error', null];
+}
+
+function anthropicErrorType(status) {
+  switch (status) {
+    case 400: return 'invalid_request_error';
+    case 401: return 'authentication_error';
+    case 403: return 'permission_error';
+    case 404: return 'not_found_error';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_error';
+    case 529: return 'overloaded_error';
+    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+function openaiError(message, type, code) {
+  return { error: { message, type, param: null, code } };
+}
+
+function defaultErrorBody(kind, status, message) {
+  if (kind === 'anthropic') {
+    return { type: 'error', error: { type: anthropicErrorType(status), message } };
+  }
+  const [type, code] = openaiErrorType(status);
+  return openaiError(message, type, code);
+}
+
+// ---------------------------------------------------------------------------
+// Server
+// ---------------------------------------------------------------------------
+
+function createState() {
+  return {
+    queues: new Map(), // key -> { nextIndex, turns: [{ index, turn, remaining }] }
+    log: [],
+    seq: 0,
+  };
+}
+
+/**
+ * Start the fake LLM server.
+ * @param {{port?: number, host?: string}} [opts]
+ * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
+ */
+export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
+  const state = createState();
+  const timers = new Set();
+  let closed = false;
+
+  // A sleep that is cut short (resolves early) when the server closes.
+  function sleep(ms) {
+    if (!ms || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const entry = { resolve };
+      entry.t = setTimeout(() => {
+        timers.delete(entry);
+        resolve();
+      }, ms);
+      timers.add(entry);
+    });
+  }
+
+  const server = http.createServer({ noDelay: true, keepAliveTimeout: 5000 }, (req, res) => {
+    handle(req, res).catch((err) => {
+      try {
+        if (!res.headersSent) {
+          sendJson(res, 500, openaiError(`llm-server: internal error: ${err && err.stack || err}`, 'server_error', 'internal'));
+        } else {
+          res.destroy();
+        }
+      } catch {
+        /* ignore */
+      }
+    });
+  });
+
+  function sendJson(res, status, obj, extraHeaders = {}) {
+    const body = JSON.stringify(obj);
+    res.writeHead(status, {
+      ...CORS_HEADERS,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      ...extraHeaders,
+    });
+    res.end(body);
+  }
+
+  function sendText(res, status, text, extraHeaders = {}) {
+    res.writeHead(status, {
+      ...CORS_HEADERS,
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+      ...extraHeaders,
+    });
+    res.end(text);
+  }
+
+  // Terminate the connection mid-response: the client sees an incomplete body.
+  function cutConnection(res) {
+    const sock = res.socket;
+    if (!sock) return;
+    sock.end(); // flush what was written, then FIN — no chunked terminator is sent
+    const t = setTimeout(() => sock.destroy(), 200);
+    t.unref();
+  }
+
+  async function handle(req, res) {
+    const url = new URL(req.url, 'http://llm-server.invalid');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+
+    if (req.method === 'OPTIONS') {
+      const headers = { ...CORS_HEADERS, ...PREFLIGHT_HEADERS, 'content-length': '0' };
+      if (req.headers['access-control-request-private-network'] === 'true') {
+        headers['access-control-allow-private-network'] = 'true';
+      }
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+
+    if (path === '/_control' || path.startsWith('/_control/')) return control(req, res, path);
+
+    let kind = null;
+    if (path.endsWith('/chat/completions')) kind = 'openai';
+    else if (path.endsWith('/messages')) kind = 'anthropic';
+    if (!kind) {
+      sendJson(res, 404, openaiError(`llm-server: no route for ${req.method} ${url.pathname}`, 'invalid_request_error', 'not_found'));
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendJson(res, 405, openaiError(`llm-server: ${req.method} not allowed on ${url.pathname} (use POST)`, 'invalid_request_error', 'method_not_allowed'), { allow: 'POST, OPTIONS' });
+      return;
+    }
+    return model(req, res, url, kind);
+  }
+
+  async function control(req, res, path) {
+    const route = `${req.method} ${path}`;
+    switch (route) {
+      case 'GET /_control/health':
+      case 'HEAD /_control/health':
+        sendText(res, 200, 'ok');
+        return;
+      case 'GET /_control/log':
+        sendJson(res, 200, state.log);
+        return;
+      case 'GET /_control/queues': {
+        const out = {};
+        for (const [k, q] of state.queues) {
+          out[k] = q.turns.map((e) => ({ index: e.index, remaining: e.remaining, match: e.turn.match ?? null }));
+        }
+        sendJson(res, 200, out);
+        return;
+      }
+      case 'POST /_control/reset':
+        await drain(req);
+        state.queues.clear();
+        state.log.length = 0;
+        state.seq = 0;
+        sendJson(res, 200, { ok: true });
+        return;
+      case 'POST /_control/script': {
+        let body;
+        try {
+          body = JSON.parse(await readBody(req));
+        } catch (e) {
+          sendJson(res, 400, openaiError(`llm-server: control body is not valid JSON: ${e.message}`, 'invalid_request_error', 'invalid_json'));
+          return;
+        }
+        if (!isPlainObject(body) || !Array.isArray(body.turns)) {
+          sendJson(res, 400, openaiError('llm-server: /_control/script expects {"key"?: string, "turns": [Turn, ...]}', 'invalid_request_error', 'invalid_script'));
+          return;
+        }
+        const key = body.key === undefined || body.key === null ? 'default' : body.key;
+        if (typeof key !== 'string' || key === '') {
+          sendJson(res, 400, openaiError('llm-server: "key" must be a non-empty string', 'invalid_request_error', 'invalid_script'));
+          return;
+        }
+        for (let i = 0; i < body.turns.length; i++) {
+          const err = validateTurn(body.turns[i], i);
+          if (err) {
+            sendJson(res, 400, openaiError(`llm-server: invalid turn: ${err}`, 'invalid_request_error', 'invalid_script'));
+            return;
+          }
+        }
+        let q = state.queues.get(key);
+        if (!q) {
+          q = { nextIndex: 0, turns: [] };
+          state.queues.set(key, q);
+        }
+        const indices = [];
+        for (const turn of body.turns) {
+          const index = q.nextIndex++;
+          indices.push(index);
+          q.turns.push({ index, turn: structuredClone(turn), remaining: turn.repeat ?? 1 });
+        }
+        sendJson(res, 200, { ok: true, key, indices, queued: q.turns.length });
+        return;
+      }
+      default:
+        sendJson(res, 404, openaiError(`llm-server: no control route ${route}`, 'invalid_request_error', 'not_found'));
+    }
+  }
+
+  function drain(req) {
+    return readBody(req).catch(() => '');
+  }
+
+  /** Pick (and consume) the turn for a request. */
+  function takeTurn(modelName, text) {
+    let key = 'default';
+    if (typeof modelName === 'string') {
+      const mq = state.queues.get(modelName);
+      if (mq && mq.turns.length > 0) key = modelName;
+    }
+    const q = state.queues.get(key);
+    if (!q) return { key, entry: null, queued: 0 };
+    const pos = q.turns.findIndex((e) => e.turn.match === undefined || text.includes(e.turn.match));
+    if (pos < 0) return { key, entry: null, queued: q.turns.length };
+    const entry = q.turns[pos];
+    entry.remaining -= 1;
+    if (entry.remaining <= 0) q.turns.splice(pos, 1);
+    return { key, entry, queued: q.turns.length };
+  }
+
+  async function model(req, res, url, kind) {
+    let gone = false;
+    res.on('close', () => {
+      gone = true;
+    });
+
+    const seq = ++state.seq;
+    const entry = {
+      seq,
+      path: url.pathname,
+      query: redactedQuery(url),
+      api: kind,
+      model: null,
+      stream: false,
+      messages: null,
+      headers: redactHeaders(req.headers),
+      queue: null,
+      turn_index_used: null,
+      outcome: 'unscripted',
+      client_closed_early: false,
+      request_body: null,
+    };
+    if (kind === 'anthropic') entry.system = null;
+    state.log.push(entry);
+    res.on('close', () => {
+      if (!res.writableFinished && !entry.outcome.startsWith('fault:cut')) entry.client_closed_early = true;
+    });
+
+    const reqId = `req_llmsrv_${seq}`;
+    const idHeaders = { 'x-request-id': reqId };
+    if (kind === 'anthropic') idHeaders['request-id'] = reqId;
+
+    let raw;
+    try {
+      raw = await readBody(req);
+    } catch (e) {
+      entry.outcome = 'fault:bad_request_body';
+      if (e && e.tooLarge) {
+        sendJson(res, 413, openaiError('llm-server: request body too large', 'invalid_request_error', 'request_too_large'), { connection: 'close' });
+      }
+      return;
+    }
+    let body;
+    try {
+      body = JSON.parse(raw);
+      if (!isPlainObject(body)) throw new Error('top-level value is not an object');
+    } catch (e) {
+      entry.outcome = 'fault:bad_request_json';
+      sendJson(res, 400, openaiError(`llm-server: request body is not valid JSON: ${e.message}`, 'invalid_request_error', 'invalid_json'), idHeaders);
+      return;
+    }
+
+    const modelName = body.model;
+    entry.model = modelName ?? null;
+    entry.stream = body.stream === true;
+    entry.messages = body.messages ?? null;
+    if (kind === 'anthropic') entry.system = body.system ?? null;
+    entry.request_body = body;
+
+    const text = requestText(kind, body);
+    const picked = takeTurn(modelName, text);
+    entry.queue = picked.key;
+
+    if (!picked.entry) {
+      entry.outcome = 'unscripted';
+      const shown = modelName === undefined ? '(none)' : String(modelName);
+      const snippet = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+      const message =
+        `llm-server: no scripted turn for model ${shown} ` +
+        `(queue '${picked.key}' has ${picked.queued} turn(s), none matching; ` +
+        `request text: ${JSON.stringify(snippet)})`;
+      const errBody = openaiError(message, 'llm_server_unscripted', 'unscripted');
+      if (kind === 'anthropic') errBody.type = 'error';
+      sendJson(res, 500, errBody, idHeaders);
+      return;
+    }
+
+    const turn = picked.entry.turn;
+    entry.turn_index_used = picked.entry.index;
+
+    const status = turn.status ?? 200;
+    const faults = [];
+    if (status !== 200) faults.push(`status=${status}`);
+    else {
+      if (turn.cut_after_chunks !== undefined) faults.push(`cut_after_chunks=${turn.cut_after_chunks}`);
+      if (turn.malformed) faults.push('malformed');
+    }
+    entry.outcome = faults.length ? `fault:${faults.join(',')}` : 'ok';
+
+    const extraHeaders = { ...idHeaders };
+    for (const [k, v] of Object.entries(turn.headers ?? {})) extraHeaders[k.toLowerCase()] = String(v);
+
+    await sleep(turn.delay_ms);
+    if (gone || closed) return;
+
+    if (status !== 200) {
+      const message = turn.text || `llm-server: scripted error ${status}`;
+      sendJson(res, status, turn.error_body ?? defaultErrorBody(kind, status, message), extraHeaders);
+      return;
+    }
+
+    const replyText = turn.text ?? '';
+    const usageIn = turn.usage ?? {};
+    const promptTokens = usageIn.prompt_tokens ?? usageIn.input_tokens ?? estimateTokens(text.length);
+    const completionTokens =
+      usageIn.completion_tokens ?? usageIn.output_tokens ?? estimateTokens(Array.from(replyText).length);
+    const finish = turn.finish_reason ?? 'stop';
+    const ctx = { res, turn, modelName: modelName ?? 'unknown', seq, replyText, promptTokens, completionTokens, finish, extraHeaders, body, isGone: () => gone || closed };
+
+    if (entry.stream) {
+      if (kind === 'openai') await streamOpenAI(ctx);
+      else await streamAnthropic(ctx);
+    } else {
+      const obj = kind === 'openai' ? openaiCompletion(ctx) : anthropicMessage(ctx);
+      sendWhole(ctx, obj);
+    }
+  }
+
+  function sendWhole({ res, turn, extraHeaders }, obj) {
+    if (turn.malformed) {
+      const bad = '{not json';
+      res.writeHead(200, { ...CORS_HEADERS, 'content-type': 'application/json', 'content-length': bad.length, ...extraHeaders });
+      res.end(bad);
+      return;
+    }
+    if (turn.cut_after_chunks !== undefined) {
+      const full = JSON.stringify(obj);
+      const half = full.slice(0, Math.floor(full.length / 2));
+      res.writeHead(200, { ...CORS_HEADERS, 'content-type': 'application/json', 'content-length': Buffer.byteLength(full), ...extraHeaders });
+      res.write(half);
+      cutConnection(res);
+      return;
+    }
+    sendJson(res, 200, obj, extraHeaders);
+  }
+
+  function openaiUsage(c) {
+    return {
+      prompt_tokens: c.promptTokens,
+      completion_tokens: c.completionTokens,
+      total_tokens: c.promptTokens + c.completionTokens,
+    };
+  }
+
+  function openaiCompletion(c) {
+    return {
+      id: `chatcmpl-llmsrv-${c.seq}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: c.modelName,
+      system_fingerprint: 'fp_llm_server',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: c.replyText, refusal: null },
+          logprobs: null,
+          finish_reason: c.finish,
+        },
+      ],
+      usage: openaiUsage(c),
+    };
+  }
+
+  function anthropicStopReason(finish) {
+    if (finish === 'stop') return 'end_turn';
+    if (finish === 'length') return 'max_tokens';
+    if (finish === 'tool_calls') return 'tool_use';
+    return finish;
+  }
+
+  function anthropicMessage(c) {
+    return {
+      id: `msg_llmsrv_${c.seq}`,
+      type: 'message',
+      role: 'assistant',
+      model: c.modelName,
+      content: [{ type: 'text', text: c.replyText }],
+      stop_reason: anthropicStopReason(c.finish),
+      stop_sequence: null,
+      usage: { input_tokens: c.promptTokens, output_tokens: c.completionTokens },
+    };
+  }
+
+  function sseHead(c) {
+    c.res.writeHead(200, {
+      ...CORS_HEADERS,
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...c.extraHeaders,
+    });
+  }
+
+  async function streamOpenAI(c) {
+    const { res, turn } = c;
+    const id = `chatcmpl-llmsrv-${c.seq}`;
+    const created = Math.floor(Date.now() / 1000);
+    const includeUsage = !!(c.body.stream_options && c.body.stream_options.include_usage);
+    const chunk = (choices) => {
+      const o = { id, object: 'chat.completion.chunk', created, model: c.modelName, system_fingerprint: 'fp_llm_server', choices };
+      if (includeUsage) o.usage = null;
+      return o;
+    };
+    const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
+
+    sseHead(c);
+    send(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
+
+    const deltas = splitChunks(c.replyText, turn.chunk_chars ?? 8);
+    const cutAt = turn.cut_after_chunks;
+    if (cutAt === 0) return cutConnection(res);
+    for (let i = 0; i < deltas.length; i++) {
+      if (i > 0 && turn.chunk_delay_ms) {
+        await sleep(turn.chunk_delay_ms);
+        if (c.isGone()) return;
+      }
+      send(chunk([{ index: 0, delta: { content: deltas[i] }, logprobs: null, finish_reason: null }]));
+      if (i === 0 && turn.malformed) res.write('data: {not json\n\n');
+      if (cutAt !== undefined && i + 1 >= cutAt) return cutConnection(res);
+    }
+    if (cutAt !== undefined) return cutConnection(res); // fewer deltas than K: cut before the finish chunk
+
+    send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: c.finish }]));
+    if (includeUsage) {
+      send({ id, object: 'chat.completion.chunk', created, model: c.modelName, system_fingerprint: 'fp_llm_server', choices: [], usage: openaiUsage(c) });
+    }
+    res.end('data: [DONE]\n\n');
+  }
+
+  async function streamAnthropic(c) {
+    const { res, turn } = c;
+    const send = (event, obj) => res.write(`event: ${event}\ndata: ${JSON.stringify(obj)}\n\n`);
+
+    sseHead(c);
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id: `msg_llmsrv_${c.seq}`,
+        type: 'message',
+        role: 'assistant',
+        model: c.modelName,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: c.promptTokens, output_tokens: Math.min(1, c.completionTokens) },
+      },
+    });
+    send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    send('ping', { type: 'ping' });
+
+    const deltas = splitChunks(c.replyText, turn.chunk_chars ?? 8);
+    const cutAt = turn.cut_after_chunks;
+    if (cutAt === 0) return cutConnection(res);
+    for (let i = 0; i < deltas.length; i++) {
+      if (i > 0 && turn.chunk_delay_ms) {
+        await sleep(turn.chunk_delay_ms);
+        if (c.isGone()) return;
+      }
+      send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: deltas[i] } });
+      if (i === 0 && turn.malformed) res.write('event: content_block_delta\ndata: {not json\n\n');
+      if (cutAt !== undefined && i + 1 >= cutAt) return cutConnection(res);
+    }
+    if (cutAt !== undefined) return cutConnection(res);
+
+    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: anthropicStopReason(c.finish), stop_sequence: null },
+      usage: { input_tokens: c.promptTokens, output_tokens: c.completionTokens },
+    });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const addr = server.address();
+      const shownHost = urlHost(host);
+      const url = `http://${shownHost}:${addr.port}`;
+      resolve({
+        url,
+        port: addr.port,
+        close() {
+          if (closed) return Promise.resolve();
+          closed = true;
+          for (const e of timers) {
+            clearTimeout(e.t);
+            e.resolve();
+          }
+          timers.clear();
+          return new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          });
+        },
+      });
+    });
+  });
+}
+
+function urlHost(host) {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+// ---------------------------------------------------------------------------
+
+function parseArgs(argv) {
+  const opts = { port: 0, host: '127.0.0.1', exitWithParent: false, exitOnStdinClose: false, maxLifetime: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`missing value for ${flag}`);
+      return v;
+    };
+    switch (flag) {
+      case '--port': {
+        const v = Number(value());
+        if (!Number.isInteger(v) || v < 0 || v > 65535) throw new Error(`invalid --port`);
+        opts.port = v;
+        break;
+      }
+      case '--host': opts.host = value(); break;
+      case '--exit-with-parent': opts.exitWithParent = true; break;
+      case '--exit-on-stdin-close': opts.exitOnStdinClose = true; break;
+      case '--max-lifetime': {
+        const v = Number(value());
+        if (!(v > 0)) throw new Error('invalid --max-lifetime (seconds > 0)');
+        opts.maxLifetime = v;
+        break;
+      }
+      case '-h':
+      case '--help':
+        process.stderr.write(
+          'usage: node tests/support/llm-server.mjs [--port N] [--host H] [--exit-with-parent]\n' +
+            '                                         [--exit-on-stdin-close] [--max-lifetime SECONDS]\n',
+        );
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument: ${a}`);
+    }
+  }
+  return opts;
+}
+
+/** Shared lifecycle for the CLI: signals, parent watch, stdin close, max lifetime. */
+export function installLifecycle(name, srv, { exitWithParent, exitOnStdinClose, maxLifetime }) {
+  let stopping = false;
+  const stop = (why) => {
+    if (stopping) return;
+    stopping = true;
+    if (why) process.stderr.write(`${name}: stopping (${why})\n`);
+    const force = setTimeout(() => process.exit(0), 2000);
+    force.unref();
+    srv.close().then(() => process.exit(0), () => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop());
+  process.on('SIGINT', () => stop());
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  if (exitWithParent) {
+    const parent = process.ppid;
+    const t = setInterval(() => {
+      let alive = process.ppid === parent;
+      if (alive) {
+        try {
+          process.kill(parent, 0);
+        } catch (e) {
+          alive = e.code === 'EPERM';
+        }
+      }
+      if (!alive) stop('parent exited');
+    }, 500);
+    t.unref();
+  }
+  if (exitOnStdinClose) {
+    process.stdin.on('end', () => stop('stdin closed'));
+    process.stdin.on('close', () => stop('stdin closed'));
+    process.stdin.on('error', () => stop('stdin error'));
+    process.stdin.resume();
+  }
+  if (maxLifetime > 0) {
+    const t = setTimeout(() => stop(`max lifetime ${maxLifetime}s reached`), maxLifetime * 1000);
+    t.unref();
+  }
+}
+
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`llm-server: ${e.message}\n`);
+    process.exit(2);
+  }
+  startLlmServer({ port: opts.port, host: opts.host }).then(
+    (srv) => {
+      installLifecycle('llm-server', srv, opts);
+      process.stdout.write(`LLM_SERVER_URL=${srv.url}\n`);
+    },
+    (err) => {
+      process.stderr.write(`llm-server: failed to start: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
+}
