@@ -14,7 +14,9 @@ use futures::future::join_all;
 
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
+use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
+use super::human::HumanDesk;
 use super::llm::Llm;
 use super::message::{IdSource, MessageRef};
 use super::post::PostOffice;
@@ -42,10 +44,12 @@ impl Environment {
                 post: RefCell::new(PostOffice::default()),
                 ids: RefCell::new(IdSource::default()),
                 ledger,
-                events,
+                events: events.clone(),
                 llm,
                 env_desc: desc.to_string(),
                 files: Rc::new(RefCell::new(ProjectFiles::default())),
+                human: Rc::new(HumanDesk::new(events.clone())),
+                experience: Rc::new(RefCell::new(ExperiencePool::default())),
             },
         }
     }

@@ -40,6 +40,10 @@ pub enum TeamEvent {
     /// A message no role's addresses matched (MetaGPT logs a warning).
     Undelivered { message: MessageRef },
     RoleFailed { role: String, error: String },
+    /// A role waits for the user's answer to question `id`.
+    AskHuman { id: u64, role: String, question: String },
+    /// A role shows the user something (RoleZero's `reply_to_human`).
+    ReplyToHuman { role: String, content: String },
     RoundFinished { round: u32 },
     Stopped { reason: StopReason },
 }

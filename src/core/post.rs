@@ -13,6 +13,8 @@ use super::message::MessageRef;
 pub struct PostOffice {
     /// Role name and addresses, in hiring order.
     members: Vec<(String, BTreeSet<String>)>,
+    /// Roles that receive every published message (a team leader).
+    listeners: BTreeSet<String>,
     buffers: HashMap<String, VecDeque<MessageRef>>,
     history: Vec<MessageRef>,
 }
@@ -27,14 +29,23 @@ impl PostOffice {
         self.buffers.entry(name.to_string()).or_default();
     }
 
-    /// Deliver to every matching role and record in the history.
-    /// Returns how many roles received it (0: nobody, worth a warning).
+    /// Let `name` receive every published message, whoever it is for
+    /// (MGX's team leader sees all traffic). What it reacts to is still
+    /// decided by its watch list when it observes.
+    pub fn listen_to_all(&mut self, name: &str) {
+        self.listeners.insert(name.to_string());
+    }
+
+    /// Deliver to every matching role (and every listener) and record in
+    /// the history. Returns how many roles the message was *for* (0: nobody,
+    /// worth a warning); listeners do not count.
     pub fn publish(&mut self, message: MessageRef) -> usize {
         let mut delivered = 0;
         for (name, addresses) in &self.members {
-            if message.is_for(addresses) {
+            let for_it = message.is_for(addresses);
+            if for_it || (self.listeners.contains(name) && message.sent_from != *name) {
                 self.buffers.entry(name.clone()).or_default().push_back(message.clone());
-                delivered += 1;
+                delivered += usize::from(for_it);
             }
         }
         self.history.push(message);

@@ -17,12 +17,15 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
 use super::action::{Action, ActionContext, ActionOutput};
 use super::cost::{BudgetError, CostLedger};
 use super::events::{EventSink, TeamEvent};
+use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
+use super::human::Human;
 use super::gate::{CallJournal, LlmGate};
 use super::llm::{Llm, LlmError};
 use super::memory::Memory;
@@ -145,6 +148,9 @@ pub struct ReactProgress {
     pub last_response: Option<MessageId>,
     /// Plan-and-act: how often the current task was re-planned.
     pub replans: u32,
+    /// Where a custom [`Reactor`] stands (its own shape, saved as JSON).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub extra: serde_json::Value,
 }
 
 /// A role's changing state. Everything here is saved.
@@ -178,6 +184,10 @@ pub struct World {
     pub env_desc: String,
     /// The project's files, written by the roles (the team's artifacts).
     pub files: Rc<RefCell<ProjectFiles>>,
+    /// The user, for questions and replies.
+    pub human: Rc<dyn Human>,
+    /// Past runs' requests and the commands that worked (RoleZero's examples).
+    pub experience: Rc<RefCell<ExperiencePool>>,
 }
 
 impl World {
@@ -186,10 +196,18 @@ impl World {
     }
 }
 
+/// A reaction of its own, replacing the react modes (RoleZero's loop).
+/// It keeps its progress in `role.state.progress.extra` so a restored role
+/// resumes it.
+pub trait Reactor {
+    fn react<'a>(&'a self, role: &'a mut Role, world: &'a World) -> LocalBoxFuture<'a, Result<MessageRef, RoleError>>;
+}
+
 /// A role: its spec, its actions, its state.
 pub struct Role {
     pub spec: RoleSpec,
     actions: Vec<Rc<dyn Action>>,
+    reactor: Option<Rc<dyn Reactor>>,
     /// This role's own model, when it differs from the team's.
     llm: Option<Rc<dyn Llm>>,
     pub state: RoleState,
@@ -197,7 +215,13 @@ pub struct Role {
 
 impl Role {
     pub fn new(spec: RoleSpec, actions: Vec<Rc<dyn Action>>) -> Self {
-        Self { spec, actions, llm: None, state: RoleState { state: -1, ..Default::default() } }
+        Self { spec, actions, reactor: None, llm: None, state: RoleState { state: -1, ..Default::default() } }
+    }
+
+    /// Replace the react modes with a reactor of its own.
+    pub fn with_reactor(mut self, reactor: Rc<dyn Reactor>) -> Self {
+        self.reactor = Some(reactor);
+        self
     }
 
     pub fn with_llm(mut self, llm: Rc<dyn Llm>) -> Self {
@@ -234,7 +258,8 @@ impl Role {
         if !self.spec.desc.is_empty() {
             return self.spec.desc.clone();
         }
-        let mut prefix = format!("You are a {}, named {}, your goal is {}. ", self.spec.profile, self.spec.name, self.spec.goal);
+        let mut prefix =
+            format!("You are {} {}, named {}, your goal is {}. ", article(&self.spec.profile), self.spec.profile, self.spec.name, self.spec.goal);
         if !self.spec.constraints.is_empty() {
             prefix.push_str(&format!("The constraint is {}. ", self.spec.constraints));
         }
@@ -304,15 +329,16 @@ impl Role {
 
     /// React in the role's mode; returns the response message.
     pub async fn react(&mut self, world: &World) -> Result<MessageRef, RoleError> {
-        let response = match self.spec.react_mode {
-            ReactMode::React | ReactMode::ByOrder => self.react_loop(world).await?,
-            ReactMode::PlanAndAct => planner::plan_and_act(self, world).await?,
+        let response = match (self.reactor.clone(), self.spec.react_mode) {
+            (Some(reactor), _) => reactor.react(self, world).await?,
+            (None, ReactMode::React | ReactMode::ByOrder) => self.react_loop(world).await?,
+            (None, ReactMode::PlanAndAct) => planner::plan_and_act(self, world).await?,
         };
         self.set_state(-1);
         Ok(response)
     }
 
-    fn set_state(&mut self, state: i32) {
+    pub fn set_state(&mut self, state: i32) {
         self.state.state = state;
     }
 
@@ -432,6 +458,14 @@ impl Role {
         } else if world.post.borrow_mut().publish(message.clone()) == 0 {
             world.events.emit(TeamEvent::Undelivered { message });
         }
+    }
+}
+
+/// "a" or "an" before a profile (MetaGPT always writes "a").
+fn article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
     }
 }
 

@@ -79,7 +79,7 @@ cross_test! {
         assert_eq!(llm.remaining(), 0);
         // Bob's prompt carries his prefix (with the other roles) and the PRD he observed.
         let bob = &llm.requests()[1];
-        assert!(bob.messages[0].content.starts_with("You are a Architect, named Bob, your goal is do the work. "));
+        assert!(bob.messages[0].content.starts_with("You are an Architect, named Bob, your goal is do the work. "));
         assert!(bob.messages[0].content.contains("with roles(Alice, Alex)"));
         assert!(bob.messages[1].content.contains("Alice: the PRD"));
         let ledger = team.ledger.borrow();

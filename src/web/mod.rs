@@ -5,3 +5,6 @@
 pub mod fetch;
 pub mod kv;
 pub mod transport;
+
+#[cfg(test)]
+mod team_run_tests;

@@ -1,7 +1,7 @@
 //! RoleZero's pure building blocks: reading the model's command answer and
 //! its quick-think classification.
 //!
-//! Nothing here calls a model or runs a command: parsing ends where the
+//! Apart from `zero`, nothing here calls a model or runs a command: parsing ends where the
 //! caller must ask the model to repair its JSON (`ParseOutcome::NeedsLlmRepair`)
 //! and running is the command registry's job.
 //!
@@ -11,10 +11,15 @@
 //! - `repair`: the local JSON repairs (trailing commas, bad escapes, raw
 //!   control characters, Python quoting).
 //! - `quick_think`: `QuickThink` and `parse_quick_think`.
+//! - `zero`: the RoleZero reactor (the loop itself), its prompts in
+//!   `prompts/`, and the team leader's command.
 
 mod parse;
 mod quick_think;
 mod repair;
+pub mod zero;
+#[cfg(test)]
+mod zero_tests;
 
 #[cfg(test)]
 mod tests;

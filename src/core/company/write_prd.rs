@@ -1,0 +1,101 @@
+//! `WritePrd` (Alice, the product manager): the user's requirement becomes
+//! a product requirement document, filled as an `ActionNode` and written to
+//! `docs/prd.md`.
+//!
+//! It does not research competitors on the web or update an earlier PRD:
+//! each requirement gets a fresh document from the model's own knowledge.
+
+use futures::future::LocalBoxFuture;
+use serde_json::{json, Value};
+
+use crate::core::action::{Action, ActionContext, ActionOutput};
+use crate::core::action_node::{ActionNode, FieldType};
+use crate::core::message::{ActionKind, USER_REQUIREMENT};
+use crate::core::role::RoleError;
+
+use super::document::{document_output, failure, fill, latest};
+use super::prompts::{render, WRITE_PRD};
+use super::{PRD_PATH, WRITE_PRD as KIND};
+
+/// Writes the PRD for the latest requirement the role received.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WritePrd;
+
+impl WritePrd {
+    /// The PRD's fields, in the order the document reads.
+    pub fn node() -> ActionNode {
+        ActionNode::group(
+            "PRD",
+            vec![
+                ActionNode::new("Language", FieldType::Str, "The language of the user's requirement, such as en_us or zh_cn.", "en_us"),
+                ActionNode::new(
+                    "Programming Language",
+                    FieldType::Str,
+                    "The main programming language; when the requirement names none, the one that fits best (JavaScript for a web page).",
+                    "JavaScript",
+                ),
+                ActionNode::new("Original Requirements", FieldType::Str, "The user's requirement, restated in full.", "Make a to-do list web app."),
+                ActionNode::new("Project Name", FieldType::Str, "A short snake_case name for the project.", "todo_list"),
+                ActionNode::new("Product Goals", FieldType::str_list(), "Up to three clear, distinct goals.", json!(["Adding and ticking off a task takes one step", "Tasks survive a page reload"])),
+                ActionNode::new(
+                    "User Stories",
+                    FieldType::str_list(),
+                    "Three to five stories: \"As a <user>, I want <goal> so that <reason>\".",
+                    json!(["As a busy parent, I want to add a task in one step so that I do not forget it"]),
+                ),
+                ActionNode::new(
+                    "Competitive Analysis",
+                    FieldType::str_list(),
+                    "Up to seven similar products, each with its strengths and weaknesses.",
+                    json!(["Todoist: fast entry and sync, but the best features need a subscription"]),
+                ),
+                ActionNode::new(
+                    "Competitive Quadrant Chart",
+                    FieldType::Str,
+                    "A mermaid quadrantChart placing the competitors and our product, every score between 0 and 1.",
+                    "quadrantChart\n    title Reach and engagement of to-do apps\n    x-axis Low Reach --> High Reach\n    y-axis Low Engagement --> High Engagement\n    quadrant-1 Expand\n    quadrant-2 Promote\n    quadrant-3 Re-evaluate\n    quadrant-4 Improve\n    \"Todoist\": [0.8, 0.7]\n    \"Our Target Product\": [0.5, 0.6]",
+                ),
+                ActionNode::new("Requirement Analysis", FieldType::Str, "What the requirement really asks for, and what it leaves out.", ""),
+                ActionNode::new(
+                    "Requirement Pool",
+                    FieldType::list(FieldType::str_list()),
+                    "Rows of [priority, requirement]; priority P0 (must), P1 (should) or P2 (nice to have); P0 rows first.",
+                    json!([["P0", "Add a task with a title"], ["P1", "Keep tasks in local storage"]]),
+                ),
+                ActionNode::new("UI Design draft", FieldType::Str, "The screen's elements, layout and style, in a few sentences.", ""),
+                ActionNode::new("Anything UNCLEAR", FieldType::Str, "Open questions and the assumptions made; empty when there are none.", ""),
+            ],
+        )
+    }
+}
+
+impl Action for WritePrd {
+    fn kind(&self) -> ActionKind {
+        ActionKind::new(KIND)
+    }
+
+    fn describe(&self) -> String {
+        "WritePRD: write the product requirement document".into()
+    }
+
+    fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
+        Box::pin(async move {
+            // The latest requirement; a message addressed to the role by name
+            // (a follow-up) when no requirement was received.
+            let requirement = latest(cx.history, USER_REQUIREMENT)
+                .or_else(|| cx.history.last())
+                .map(|m| m.content.clone())
+                .ok_or_else(|| failure(KIND, "there is no requirement to write a PRD for"))?;
+            let node = Self::node();
+            let context = render(WRITE_PRD, &[("requirement", requirement.trim())]);
+            let filled = fill(&cx, KIND, "PRD", &node, &context).await?;
+            let title = match filled.instruct_content.get("Project Name") {
+                Some(Value::String(name)) if !name.trim().is_empty() => {
+                    format!("Product Requirement Document: {}", name.trim())
+                }
+                _ => "Product Requirement Document".to_string(),
+            };
+            document_output(&cx, KIND, &node, filled, &title, PRD_PATH)
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! A whole "2048 game in HTML/JS" run of the MGX-style company with a
+//! scripted model: who talks to whom, how the plan evolves, which files
+//! come out, what it costs.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::{mgx_team, LEADER};
+use crate::core::cost::{Price, PriceTable};
+use crate::core::events::{EventSink, StopReason};
+use crate::core::human::ScriptedHuman;
+use crate::core::llm::scripted::ScriptedLlm;
+use crate::cross_test;
+
+const MODEL: &str = "scripted";
+
+fn answer(thought: &str, commands: Value) -> String {
+    format!("{thought}\n```json\n{}\n```", serde_json::to_string_pretty(&commands).unwrap())
+}
+
+fn cmd(name: &str, args: Value) -> Value {
+    json!({"command_name": name, "args": args})
+}
+
+fn end() -> Value {
+    json!({"command_name": "end"})
+}
+
+fn write(path: &str, content: &str) -> Value {
+    cmd("Editor.write", json!({"path": path, "content": content}))
+}
+
+/// Mike's step: finish the current task (unless first), brief the next member.
+fn lead(finish: bool, to: &str, brief: &str, status: &str) -> String {
+    let mut list = Vec::new();
+    if finish {
+        list.push(cmd("Plan.finish_current_task", json!({})));
+    }
+    list.push(cmd("TeamLeader.publish_team_message", json!({"content": brief, "send_to": to})));
+    list.push(cmd("RoleZero.reply_to_human", json!({"content": status})));
+    list.push(end());
+    answer("Next step.", Value::Array(list))
+}
+
+const PRD: &str = "# 2048\n\n## Product goals\n- Play 2048 in the browser\n\n## Competitive quadrant chart\n```mermaid\nquadrantChart\n    title Reach and engagement\n    x-axis Low Reach --> High Reach\n    y-axis Low Engagement --> High Engagement\n    \"Our game\": [0.6, 0.7]\n```\n";
+const DESIGN: &str = "# Design\n\n```mermaid\nclassDiagram\n    class Game {\n        +int[][] grid\n        +move(dir)\n    }\n```\n\n```mermaid\nsequenceDiagram\n    participant U as User\n    participant G as Game\n    U->>G: key press\n    G-->>U: new grid\n```\n";
+const TASKS: &str = "# Tasks\n\n1. game.js\n2. index.html\n3. style.css\n";
+const GAME_JS: &str = "export function slide(row) { const v = row.filter(Boolean); return v.concat(Array(4 - v.length).fill(0)); }\n";
+const INDEX_HTML: &str = "<!doctype html><title>2048</title><link rel=stylesheet href=style.css><div id=grid></div><script type=module src=game.js></script>\n";
+const STYLE_CSS: &str = "#grid { display: grid; grid-template-columns: repeat(4, 4rem); }\n";
+const TEST_JS: &str = "import { slide } from '../game.js';\nif (slide([0,2,0,2]).join() !== '2,2,0,0') throw new Error('slide');\n";
+
+/// The scripted answers, in call order (also used by the browser run in
+/// `web::team_run_tests`).
+pub(crate) fn script() -> Vec<String> {
+    let plan = answer(
+        "A software request: plan it and start with the PRD.",
+        json!([
+            cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Write the PRD", "assignee": "Alice", "task_type": "other"})),
+            cmd("Plan.append_task", json!({"task_id": "2", "dependent_task_ids": ["1"], "instruction": "Design the system", "assignee": "Bob"})),
+            cmd("Plan.append_task", json!({"task_id": "3", "dependent_task_ids": ["2"], "instruction": "Break it into tasks", "assignee": "Eve"})),
+            cmd("Plan.append_task", json!({"task_id": "4", "dependent_task_ids": ["3"], "instruction": "Write the code", "assignee": "Alex"})),
+            cmd("Plan.append_task", json!({"task_id": "5", "dependent_task_ids": ["4"], "instruction": "Write the tests", "assignee": "Edward"})),
+            cmd("TeamLeader.publish_team_message", json!({"content": "Write the PRD for: a 2048 game in HTML/JS", "send_to": "Alice"})),
+            cmd("RoleZero.reply_to_human", json!({"content": "Alice is writing the PRD."})),
+            end(),
+        ]),
+    );
+    vec![
+        "TASK".into(),
+        plan,
+        answer("Writing the PRD.", json!([write("docs/prd.md", PRD), end()])),
+        lead(true, "Bob", "Design it; the PRD is docs/prd.md", "Bob is designing."),
+        answer("Designing.", json!([write("docs/system_design.md", DESIGN), end()])),
+        lead(true, "Eve", "Break down docs/system_design.md", "Eve is planning the files."),
+        answer("Tasks.", json!([write("docs/tasks.md", TASKS), end()])),
+        lead(true, "Alex", "Write the files in docs/tasks.md", "Alex is coding."),
+        answer("Coding in order.", json!([write("game.js", GAME_JS), write("index.html", INDEX_HTML), write("style.css", STYLE_CSS), end()])),
+        lead(true, "Edward", "Test game.js", "Edward is writing tests."),
+        answer("Testing.", json!([write("tests/game.test.js", TEST_JS), end()])),
+        answer(
+            "All done.",
+            json!([
+                cmd("Plan.finish_current_task", json!({})),
+                cmd("RoleZero.reply_to_human", json!({"content": "Your 2048 game is ready: index.html, game.js, style.css; docs/ holds the PRD and design."})),
+                end(),
+            ]),
+        ),
+    ]
+}
+
+cross_test! {
+    async fn a_2048_game_by_the_mgx_company() {
+        let llm = ScriptedLlm::from_texts(MODEL, script());
+        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
+        let mut prices = PriceTable::empty();
+        prices.set(MODEL, Price::new(1.0, 2.0));
+        team.ledger.borrow_mut().prices = prices;
+        team.invest(3.0);
+        let human = ScriptedHuman::default();
+        team.env.world.human = Rc::new(human.clone());
+        team.run_project("a 2048 game in HTML/JS");
+        let outcome = team.run(20).await;
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert_eq!(outcome.stop, StopReason::Idle);
+        assert_eq!(llm.remaining(), 0, "every scripted answer used");
+
+        // Who talked to whom, in order.
+        let routed: Vec<String> = team
+            .env
+            .history()
+            .iter()
+            .map(|m| format!("{} -> {}", if m.sent_from.is_empty() { "user" } else { &m.sent_from }, m.send_to.iter().cloned().collect::<Vec<_>>().join(",")))
+            .collect();
+        let expected: Vec<&str> = vec![
+            "user -> <all>",
+            "Mike -> Alice", "Mike -> <all>",
+            "Alice -> Mike",
+            "Mike -> Bob", "Mike -> <all>",
+            "Bob -> Mike",
+            "Mike -> Eve", "Mike -> <all>",
+            "Eve -> Mike",
+            "Mike -> Alex", "Mike -> <all>",
+            "Alex -> Mike",
+            "Mike -> Edward", "Mike -> <all>",
+            "Edward -> Mike",
+            "Mike -> <all>",
+        ];
+        assert_eq!(routed, expected);
+
+        // The plan's evolution, as Mike saw it at each step.
+        let mike_prompts: Vec<String> = llm
+            .requests()
+            .iter()
+            .filter(|r| r.messages[0].content.contains("You are a Team Leader, named Mike"))
+            .map(|r| r.messages.last().unwrap().content.clone())
+            .collect();
+        assert!(mike_prompts[1].contains("No Plan"), "before planning");
+        for (step, finished) in [(2, 0), (3, 1), (4, 2), (5, 3), (6, 4)] {
+            let text = &mike_prompts[step];
+            let count = text.matches("(finished)").count();
+            assert_eq!(count, finished, "Mike's step {step}:\n{text}");
+        }
+        let mike = team.env.role(LEADER).unwrap();
+        let plan = mike.state.plan.borrow();
+        assert!(plan.is_finished());
+        let assignees: Vec<&str> = plan.tasks().iter().map(|t| t.assignee.as_str()).collect();
+        assert_eq!(assignees, ["Alice", "Bob", "Eve", "Alex", "Edward"]);
+        assert_eq!(plan.task("1").unwrap().task_type, "other");
+
+        // The files.
+        let files = team.env.world.files.borrow();
+        assert_eq!(files.list(None).unwrap(), ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html", "style.css", "tests/game.test.js"]);
+        assert!(files.read("docs/prd.md").unwrap().contains("```mermaid\nquadrantChart"));
+        let design = files.read("docs/system_design.md").unwrap();
+        assert!(design.contains("classDiagram") && design.contains("sequenceDiagram"));
+        assert_eq!(files.read("game.js").unwrap(), GAME_JS);
+
+        // Each member got its brief and the requirement reached Alice.
+        let alice = llm.requests().into_iter().find(|r| r.messages[0].content.contains("named Alice")).unwrap();
+        assert!(alice.messages.iter().any(|m| m.content.contains("[Message] from Mike: Write the PRD for: a 2048 game in HTML/JS")));
+
+        // The user heard from Mike only, at every step.
+        assert_eq!(human.replies.borrow().len(), 6);
+        assert!(human.replies.borrow().last().unwrap().starts_with("Your 2048 game is ready"));
+
+        // Cost: one entry per call, per role.
+        let ledger = team.ledger.borrow();
+        assert_eq!(ledger.total().calls as usize, script().len());
+        assert_eq!(ledger.per_role()["Mike"].calls, 7);
+        for member in ["Alice", "Bob", "Eve", "Alex", "Edward"] {
+            assert_eq!(ledger.per_role()[member].calls, 1, "{member}");
+        }
+        assert!(ledger.total().cost > 0.0 && ledger.total().cost < 3.0);
+    }
+}

@@ -1,0 +1,560 @@
+//! RoleZero's loop (MetaGPT's `roles/di/role_zero.py`): a role that works by
+//! emitting JSON commands.
+//!
+//! On a new user requirement it first classifies the request (quick think):
+//! QUICK and AMBIGUOUS get a direct answer to the human and end the turn.
+//! Otherwise it loops: observe, think (the model writes thoughts and one
+//! JSON list of commands), guard against repeating itself, act (parse with
+//! the repair chain, run the commands in order; a failing command stops the
+//! list and its error goes back to the model as text), until `end` or the
+//! loop limit, where it asks the human whether to continue.
+//!
+//! Every step is recorded in the role's saved progress ([`ZeroProgress`]):
+//! the answer being acted on, which commands already ran and their outputs.
+//! A role restored mid-loop runs the next command, never one that already
+//! ran (commands have effects: a plan change, a file write, a message).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+
+use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
+use crate::core::commands::{register_plan_commands, Command, CommandSpec, HasPlan, Param, ParamType, Registry};
+use crate::core::experience::{render_example, Experience};
+use crate::core::files::{register_editor_commands, HasFiles, ProjectFiles};
+use crate::core::human::STOP_ANSWER;
+use crate::core::llm::ChatMessage;
+use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
+use crate::core::plan::{Plan, TASK_TYPES};
+use crate::core::role::{ReactMode, Reactor, Role, RoleError, RoleSpec, World};
+
+const SYSTEM: &str = include_str!("prompts/system.md");
+const COMMAND: &str = include_str!("prompts/command.md");
+const QUICK_THINK: &str = include_str!("prompts/quick_think.md");
+const QUICK_RESPONSE: &str = include_str!("prompts/quick_response.md");
+const REGENERATE: &str = include_str!("prompts/regenerate.md");
+const REPORT_TO_HUMAN: &str = include_str!("prompts/report_to_human.md");
+const SUMMARY: &str = include_str!("prompts/summary.md");
+
+/// The `cause_by` of command outputs fed back to the model.
+pub const RUN_COMMAND: &str = "RunCommand";
+/// The `cause_by` of a quick answer.
+pub const QUICK_THINK_TAG: &str = "QuickThink";
+/// The command that ends the loop.
+pub const END: &str = "end";
+pub const ASK_HUMAN: &str = "RoleZero.ask_human";
+pub const REPLY_TO_HUMAN: &str = "RoleZero.reply_to_human";
+pub const PUBLISH_TEAM_MESSAGE: &str = "TeamLeader.publish_team_message";
+/// How many recent answers the duplicate guard compares against.
+const DUPLICATE_WINDOW: usize = 10;
+/// Experiences below this BM25 score are not offered as examples.
+const MIN_EXPERIENCE_SCORE: f64 = 1.0;
+
+/// What the commands may touch while they run: owned handles only, so a
+/// snapshot taken while a command waits (on the human, say) still sees the
+/// plan and the files.
+pub struct ZeroCx {
+    pub plan: Rc<RefCell<Plan>>,
+    pub files: Rc<RefCell<ProjectFiles>>,
+    /// Messages the commands asked to publish: (content, recipients).
+    pub outbox: Vec<(String, Vec<String>)>,
+    /// The team's role names (for validating recipients).
+    pub team: Vec<String>,
+}
+
+impl HasPlan for ZeroCx {
+    fn plan(&mut self) -> impl std::ops::DerefMut<Target = Plan> + '_ {
+        self.plan.borrow_mut()
+    }
+}
+
+impl HasFiles for ZeroCx {
+    fn files(&mut self) -> impl std::ops::DerefMut<Target = ProjectFiles> + '_ {
+        self.files.borrow_mut()
+    }
+}
+
+/// How a RoleZero behaves.
+#[derive(Debug, Clone)]
+pub struct ZeroConfig {
+    pub instruction: String,
+    /// Recent messages given to the model (MetaGPT: 200).
+    pub memory_k: usize,
+    /// Classify new user requirements first.
+    pub quick_think: bool,
+    /// Summarize at `end`.
+    pub use_summary: bool,
+    /// "the language of the user's requirement" or a language name.
+    pub language: String,
+    /// Where the final response goes (a team leader), instead of everyone.
+    pub report_to: Option<String>,
+    /// At `end`, write the human a report if nobody replied to them yet.
+    /// Team members leave that to their leader.
+    pub reply_on_end: bool,
+}
+
+impl Default for ZeroConfig {
+    fn default() -> Self {
+        Self {
+            instruction: "Help the user with their request, using the commands available.".into(),
+            memory_k: 200,
+            quick_think: true,
+            use_summary: false,
+            language: "the language of the user's requirement".into(),
+            report_to: None,
+            reply_on_end: true,
+        }
+    }
+}
+
+/// Where the loop stands. Saved with the role.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ZeroProgress {
+    pub quick_done: bool,
+    pub actions_taken: u32,
+    pub step: Step,
+    /// Commands that worked in this reaction (kept as experience at `end`).
+    pub worked: Vec<Command>,
+    pub ended: bool,
+    /// The reaction's response so far.
+    pub response: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum Step {
+    /// Ask the model for the next commands.
+    #[default]
+    Think,
+    /// The model answered; parse it.
+    Act { answer: String },
+    /// Run `commands[next..]`; `outputs` holds the finished ones'.
+    Run { commands: Vec<Command>, next: usize, outputs: Vec<String>, failed: bool },
+}
+
+/// The RoleZero reactor: a command registry and a config.
+pub struct RoleZero {
+    registry: Registry<ZeroCx>,
+    config: ZeroConfig,
+}
+
+impl RoleZero {
+    /// A RoleZero with the plan and editor commands, the special commands,
+    /// and whatever `tools` registers.
+    pub fn new(config: ZeroConfig, tools: impl FnOnce(&mut Registry<ZeroCx>)) -> Self {
+        let mut registry = Registry::default();
+        register_plan_commands(&mut registry);
+        register_editor_commands(&mut registry);
+        register_special_commands(&mut registry);
+        tools(&mut registry);
+        Self { registry, config }
+    }
+
+    pub fn registry(&self) -> &Registry<ZeroCx> {
+        &self.registry
+    }
+
+    /// A role driven by this reactor: always REACT, observes everything,
+    /// at most 50 steps before asking to continue.
+    pub fn into_role(self, spec: RoleSpec) -> Role {
+        let spec = spec.react_mode(ReactMode::React, 50).observe_all();
+        Role::new(spec, vec![]).with_reactor(Rc::new(self))
+    }
+}
+
+/// `end`, `RoleZero.ask_human`, `RoleZero.reply_to_human`: listed in the
+/// prompt like any command, run by the loop itself (they act on the loop).
+fn register_special_commands(registry: &mut Registry<ZeroCx>) {
+    let loop_only = |_: &mut ZeroCx, _| Err("this command is run by the role's loop".to_string());
+    registry.register_fn(
+        CommandSpec::new(END, "End your work for now: when every task is finished and the user has what they asked for.").exclusive(),
+        loop_only,
+    );
+    registry.register_fn(
+        CommandSpec::new(ASK_HUMAN, "Ask the user a question and wait for the answer. Use it only when you cannot go on without it.")
+            .param(Param::new("question", ParamType::Str))
+            .exclusive(),
+        loop_only,
+    );
+    registry.register_fn(
+        CommandSpec::new(REPLY_TO_HUMAN, "Show the user a reply: an answer, the result of the work, where to find it.")
+            .param(Param::new("content", ParamType::Str)),
+        loop_only,
+    );
+}
+
+/// `TeamLeader.publish_team_message`: the team leader's way to hand work to a member.
+pub fn register_team_leader_commands(registry: &mut Registry<ZeroCx>) {
+    registry.register_fn(
+        CommandSpec::new(
+            PUBLISH_TEAM_MESSAGE,
+            "Send a message to a team member: what to do, with everything they need to know. \
+             send_to is the member's name. Send one message per member per step.",
+        )
+        .param(Param::new("content", ParamType::Str))
+        .param(Param::new("send_to", ParamType::Str)),
+        |cx: &mut ZeroCx, args| {
+            let to = args.str("send_to")?.trim().to_string();
+            if !cx.team.iter().any(|n| *n == to) {
+                return Err(format!("there is no team member named \"{to}\"; the team is: {}", cx.team.join(", ")));
+            }
+            cx.outbox.push((args.str("content")?.to_string(), vec![to.clone()]));
+            Ok(format!("message sent to {to}"))
+        },
+    );
+}
+
+fn progress(role: &Role) -> ZeroProgress {
+    serde_json::from_value(role.state.progress.extra.clone()).unwrap_or_default()
+}
+
+fn save(role: &mut Role, p: &ZeroProgress) {
+    // Serializing plain data cannot fail; a null would restart the loop.
+    role.state.progress.extra = serde_json::to_value(p).unwrap_or_default();
+}
+
+impl Reactor for RoleZero {
+    fn react<'a>(&'a self, role: &'a mut Role, world: &'a World) -> LocalBoxFuture<'a, Result<MessageRef, RoleError>> {
+        Box::pin(async move {
+            let mut p = progress(role);
+            if !p.quick_done {
+                p.quick_done = true;
+                if let Some(answer) = self.quick_think(role, world).await? {
+                    save(role, &p);
+                    return Ok(self.respond(role, world, answer, QUICK_THINK_TAG));
+                }
+                role.set_state(0);
+                save(role, &p);
+            }
+            loop {
+                if p.ended || role.state.state < 0 {
+                    break;
+                }
+                if p.actions_taken >= role.spec.max_react_loop {
+                    if role.spec.max_react_loop < 10 {
+                        break;
+                    }
+                    let answer = world
+                        .human
+                        .ask(&role.spec.name, "I have reached my limit of steps. Do you want me to continue? Yes or no.")
+                        .await;
+                    if !answer.to_lowercase().contains("yes") {
+                        break;
+                    }
+                    p.actions_taken = 0;
+                    save(role, &p);
+                }
+                match p.step.clone() {
+                    Step::Think => {
+                        self.observe_more(role, world);
+                        let answer = self.think(role, world).await?;
+                        p.step = Step::Act { answer };
+                    }
+                    Step::Act { answer } => {
+                        p.step = self.parse(role, world, answer).await?;
+                        if p.step == Step::Think {
+                            p.actions_taken += 1;
+                        }
+                    }
+                    Step::Run { commands, next, mut outputs, mut failed } => {
+                        if next < commands.len() && !failed {
+                            let command = &commands[next];
+                            match self.run_one(role, world, command, &mut p).await? {
+                                Ok(output) => {
+                                    outputs.push(format!("Command {} executed: {output}", command.name));
+                                    p.worked.push(command.clone());
+                                }
+                                Err(error) => {
+                                    outputs.push(format!("Command {} failed: {error}", command.name));
+                                    failed = true;
+                                }
+                            }
+                            p.step = Step::Run { commands, next: next + 1, outputs, failed };
+                        } else {
+                            if failed && next < commands.len() {
+                                let skipped: Vec<&str> = commands[next..].iter().map(|c| c.name.as_str()).collect();
+                                outputs.push(format!("Not run because an earlier command failed: {}.", skipped.join(", ")));
+                            }
+                            let text = outputs.join("\n\n");
+                            self.remember(role, world, &text, MsgRole::User, RUN_COMMAND);
+                            p.response = Some(format!("I have finished the task, please mark my task as finished. Outputs: {text}"));
+                            p.actions_taken += 1;
+                            p.step = Step::Think;
+                        }
+                    }
+                }
+                save(role, &p);
+            }
+            let response = p.response.clone().unwrap_or_else(|| "No actions taken yet".to_string());
+            Ok(self.respond(role, world, response, RUN_COMMAND))
+        })
+    }
+}
+
+impl RoleZero {
+    /// Classify a new user requirement; answer QUICK and AMBIGUOUS ones
+    /// directly. Returns the answer when the turn is over.
+    async fn quick_think(&self, role: &mut Role, world: &World) -> Result<Option<String>, RoleError> {
+        let is_requirement = role.state.news.last().is_some_and(|m| m.cause_by.as_str() == USER_REQUIREMENT);
+        if !self.config.quick_think || !is_requirement {
+            return Ok(None);
+        }
+        let gate = role.gate_for(world);
+        let prefix = self.prefix(role, world);
+        let history = self.history(role);
+        let system = QUICK_THINK.replace("{role_info}", &prefix);
+        let intent = parse_quick_think(&gate.ask(with_system(&system, history.clone())).await?);
+        if !intent.answers_directly() {
+            return Ok(None);
+        }
+        let system = QUICK_RESPONSE.replace("{role_info}", &prefix);
+        let answer = gate.ask(with_system(&system, history)).await?;
+        // A "quick" answer that writes commands was a task after all.
+        if answer.contains("command_name") {
+            return Ok(None);
+        }
+        world.human.reply(&role.spec.name, &answer);
+        Ok(Some(answer))
+    }
+
+    /// RoleZero keeps observing inside its loop: news goes into memory.
+    fn observe_more(&self, role: &mut Role, world: &World) {
+        let buffered = world.post.borrow_mut().take(&role.spec.name);
+        role.state.memory.add_batch(buffered);
+    }
+
+    async fn think(&self, role: &mut Role, world: &World) -> Result<String, RoleError> {
+        let system = self.system_prompt(role, world);
+        let plan = role.state.plan.borrow();
+        let command = COMMAND
+            .replace("{plan_status}", &plan.status_text())
+            .replace("{current_task}", &plan.current_task_text())
+            .replace("{language}", &self.config.language);
+        drop(plan);
+        let mut request = with_system(&system, self.history(role));
+        request.push(ChatMessage::user(command));
+        let gate = role.gate_for(world);
+        let answer = gate.ask(request.clone()).await?;
+        self.guard_duplicates(role, world, request, answer).await
+    }
+
+    /// The same answer again means the model is going in circles: ask once
+    /// more; on the third repeat end (if it keeps finishing a task) or ask
+    /// the human for guidance.
+    async fn guard_duplicates(&self, role: &Role, world: &World, request: Vec<ChatMessage>, answer: String) -> Result<String, RoleError> {
+        let recent: Vec<&str> = role
+            .state
+            .memory
+            .all()
+            .iter()
+            .rev()
+            .take(DUPLICATE_WINDOW)
+            .filter(|m| m.sent_from == role.spec.name)
+            .map(|m| m.content.as_str())
+            .collect();
+        let repeats = recent.iter().filter(|r| **r == answer).count();
+        if repeats == 0 || answer.contains("\"command_name\": \"end\"") {
+            return Ok(answer);
+        }
+        if repeats >= 2 {
+            let command = if answer.contains("Plan.finish_current_task") {
+                Command::bare(END)
+            } else {
+                Command::new(
+                    ASK_HUMAN,
+                    serde_json::json!({"question": "I seem to be repeating myself and cannot make progress. How should I go on?"}),
+                )
+            };
+            return Ok(format!("I keep giving the same answer; I will stop repeating it.\n{}", Command::render_block(&[command])));
+        }
+        let mut request = request;
+        request.push(ChatMessage::assistant(answer));
+        request.push(ChatMessage::user(REGENERATE));
+        role.gate_for(world).ask(request).await
+    }
+
+    /// Parse an answer (with one repair round by the model if needed); the
+    /// next step is running the commands, or thinking again with the error.
+    async fn parse(&self, role: &mut Role, world: &World, answer: String) -> Result<Step, RoleError> {
+        let mut answer = answer;
+        let mut outcome = parse_commands(&answer);
+        if let ParseOutcome::NeedsLlmRepair { text, error } = &outcome {
+            let repaired = role.gate_for(world).aask("", &repair_prompt(text, error)).await?;
+            outcome = parse_commands(&repaired).without_llm_repair();
+            answer = repaired;
+        }
+        self.remember(role, world, &answer, MsgRole::Assistant, "RoleZero");
+        match outcome {
+            ParseOutcome::Parsed { commands, mut notes } => {
+                let cut = cut_after_exclusive(commands, |name| self.registry.is_exclusive(name));
+                notes.extend(cut.note());
+                let outputs = if notes.is_empty() { Vec::new() } else { vec![format!("Note: {}", notes.join(" "))] };
+                Ok(Step::Run { commands: cut.kept, next: 0, outputs, failed: false })
+            }
+            ParseOutcome::Invalid(error) | ParseOutcome::NeedsLlmRepair { error, .. } => {
+                self.remember(role, world, &error, MsgRole::User, RUN_COMMAND);
+                Ok(Step::Think)
+            }
+        }
+    }
+
+    /// Run one command; special ones act on the loop. The outer `Err` is a
+    /// failure of the model or the budget (the reaction stays pending and
+    /// this command runs again on resume); the inner one is the command's
+    /// own failure, text for the model.
+    async fn run_one(
+        &self,
+        role: &mut Role,
+        world: &World,
+        command: &Command,
+        p: &mut ZeroProgress,
+    ) -> Result<Result<String, String>, RoleError> {
+        Ok(match command.name.as_str() {
+            END => Ok(self.end(role, world, p).await?),
+            ASK_HUMAN => match self.registry.validate(command) {
+                Err(e) => Err(e.to_string()),
+                Ok(args) => {
+                    let question = args.str("question").unwrap_or_default().to_string();
+                    let answer = world.human.ask(&role.spec.name, &question).await;
+                    let trimmed = answer.trim().to_lowercase();
+                    if trimmed.ends_with("stop") || trimmed.ends_with(STOP_ANSWER) {
+                        let note = format!("{answer} The user has asked me to stop.");
+                        self.remember(role, world, &note, MsgRole::User, RUN_COMMAND);
+                        let summary = self.end(role, world, p).await?;
+                        Ok(format!("{answer}\nCommand end executed: {summary}"))
+                    } else {
+                        Ok(answer)
+                    }
+                }
+            },
+            REPLY_TO_HUMAN => match self.registry.validate(command) {
+                Err(e) => Err(e.to_string()),
+                Ok(args) => {
+                    world.human.reply(&role.spec.name, args.str("content").unwrap_or_default());
+                    Ok("the user has received your reply. Do not send it again; if nothing is left to do, use end.".into())
+                }
+            },
+            _ => {
+                let mut cx = ZeroCx {
+                    plan: role.state.plan.clone(),
+                    files: world.files.clone(),
+                    outbox: Vec::new(),
+                    team: world.post.borrow().role_names(),
+                };
+                let result = self.registry.run_command(&mut cx, command).await.map_err(|e| e.to_string());
+                for (content, to) in cx.outbox {
+                    let message = Message::new(world.new_id(), content)
+                        .with_role(MsgRole::Assistant)
+                        .caused_by(command.name.as_str())
+                        .from_role(&role.spec.name)
+                        .to(to);
+                    role.publish(world, Rc::new(message));
+                }
+                result
+            }
+        })
+    }
+
+    /// `end`: stop the loop; make sure the human got a reply; summarize if asked.
+    async fn end(&self, role: &mut Role, world: &World, p: &mut ZeroProgress) -> Result<String, RoleError> {
+        let replied = role.state.memory.get(5).iter().any(|m| m.content.contains(REPLY_TO_HUMAN));
+        if !replied && self.config.reply_on_end {
+            let mut request = self.history(role);
+            request.push(ChatMessage::user(REPORT_TO_HUMAN.replace("{language}", &self.config.language)));
+            let reply = role.gate_for(world).ask(request).await?;
+            world.human.reply(&role.spec.name, &reply);
+            self.remember(role, world, &reply, MsgRole::Assistant, RUN_COMMAND);
+        }
+        if let Some(request) = role.state.memory.all().iter().rev().find(|m| m.cause_by.as_str() == USER_REQUIREMENT) {
+            let worked = std::mem::take(&mut p.worked);
+            if !worked.is_empty() {
+                world.experience.borrow_mut().add(Experience::new(request.content.clone(), Command::render_block(&worked), "ended"));
+            }
+        }
+        let summary = if self.config.use_summary {
+            let mut request = self.history(role);
+            request.push(ChatMessage::user(SUMMARY));
+            role.gate_for(world).ask(request).await?
+        } else {
+            String::new()
+        };
+        // Only now: a model failure above leaves `end` to be run again.
+        p.ended = true;
+        role.set_state(-1);
+        Ok(summary)
+    }
+
+    fn system_prompt(&self, role: &Role, world: &World) -> String {
+        let request = role
+            .state
+            .memory
+            .all()
+            .iter()
+            .rev()
+            .find(|m| m.cause_by.as_str() == USER_REQUIREMENT)
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let experience = world.experience.borrow();
+        let example = experience
+            .best_match(&request, MIN_EXPERIENCE_SCORE)
+            .map(render_example)
+            .unwrap_or_else(|| "(none yet)".to_string());
+        let task_types: String = TASK_TYPES.iter().map(|(name, desc)| format!("- {name}: {desc}\n")).collect();
+        SYSTEM
+            .replace("{role_info}", &self.prefix(role, world))
+            .replace("{task_types}", task_types.trim_end())
+            .replace("{commands}", &self.registry.prepare_command_prompt())
+            .replace("{example}", &example)
+            .replace("{instruction}", self.config.instruction.trim())
+    }
+
+    fn prefix(&self, role: &Role, world: &World) -> String {
+        role.prefix(&world.env_desc, &world.post.borrow().role_names())
+    }
+
+    /// The last `memory_k` messages as chat turns: this role's own words as
+    /// the assistant, everyone else's as the user, with who said it.
+    fn history(&self, role: &Role) -> Vec<ChatMessage> {
+        role.state
+            .memory
+            .get(self.config.memory_k)
+            .iter()
+            .map(|m| {
+                if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
+                    ChatMessage::assistant(m.content.clone())
+                } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
+                    ChatMessage::user(m.content.clone())
+                } else {
+                    ChatMessage::user(format!("[Message] from {}: {}", m.sent_from, m.content))
+                }
+            })
+            .collect()
+    }
+
+    fn remember(&self, role: &mut Role, world: &World, content: &str, who: MsgRole, cause_by: &str) {
+        let message = Message::new(world.new_id(), content).with_role(who).caused_by(cause_by).from_role(&role.spec.name);
+        role.state.memory.add(Rc::new(message));
+    }
+
+    /// The reaction's response message, addressed to the team leader when
+    /// there is one.
+    fn respond(&self, role: &mut Role, world: &World, content: String, cause_by: &str) -> MessageRef {
+        let mut message = Message::new(world.new_id(), content)
+            .with_role(MsgRole::Assistant)
+            .caused_by(cause_by)
+            .from_role(&role.spec.name);
+        if let Some(leader) = &self.config.report_to {
+            message = message.to([leader.as_str()]);
+        }
+        let message = Rc::new(message);
+        role.state.memory.add(message.clone());
+        message
+    }
+}
+
+fn with_system(system: &str, mut history: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    history.insert(0, ChatMessage::system(system));
+    history
+}

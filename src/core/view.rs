@@ -1,0 +1,319 @@
+//! What the run view shows, folded from the team's events: the
+//! conversation (streaming answers, messages between roles, replies to the
+//! user, questions waiting for an answer, errors), who is busy doing what,
+//! the cost, and why the run stopped.
+//!
+//! It is plain data with one method, [`RunView::apply`], so the UI renders
+//! it and holds no logic, and every rule here is tested natively. It does
+//! not render, sanitize or format for HTML: text stays text.
+
+use std::collections::BTreeMap;
+
+use super::events::{StopReason, TeamEvent};
+use super::message::USER_REQUIREMENT;
+
+/// One line of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub id: u64,
+    pub role: String,
+    pub kind: EntryKind,
+    /// What to show in full (thoughts, a message, a reply, a question).
+    pub text: String,
+    /// JSON commands in the answer, folded away by default.
+    pub commands: Option<String>,
+    /// Still streaming.
+    pub live: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// The user's idea or message.
+    User,
+    /// A model answer (thoughts, commands) as it streams.
+    Answer,
+    /// A message from one role to another.
+    Message { to_all: bool },
+    /// `reply_to_human`: highlighted.
+    Reply,
+    /// `ask_human`: waits for the user's answer.
+    Question { question_id: u64, answered: bool },
+    /// Something went wrong and what to do about it.
+    Error,
+}
+
+/// The run as a whole.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum RunState {
+    #[default]
+    NotStarted,
+    Running,
+    Stopped(StopReason),
+}
+
+/// Tokens and dollars per role.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CostLine {
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub dollars: f64,
+    pub estimated: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    pub entries: Vec<Entry>,
+    pub state: RunState,
+    pub round: u32,
+    /// Role → what it is doing now ("thinking", "running WritePRD", …).
+    pub busy: BTreeMap<String, String>,
+    pub cost: BTreeMap<String, CostLine>,
+    pub total_dollars: f64,
+    next_id: u64,
+    /// Role → index of its entry still streaming.
+    live: BTreeMap<String, usize>,
+}
+
+impl RunView {
+    /// Fold one event in.
+    pub fn apply(&mut self, event: &TeamEvent) {
+        match event {
+            TeamEvent::RoundStarted { round } => {
+                self.round = *round;
+                self.state = RunState::Running;
+            }
+            TeamEvent::RoleBusy { role, doing } => {
+                self.busy.insert(role.clone(), doing.clone());
+            }
+            TeamEvent::LlmStarted { role, .. } => {
+                self.busy.insert(role.clone(), "thinking".into());
+                let i = self.push(role, EntryKind::Answer, String::new());
+                self.entries[i].live = true;
+                self.live.insert(role.clone(), i);
+            }
+            TeamEvent::LlmDelta { role, text } => {
+                let i = match self.live.get(role) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.push(role, EntryKind::Answer, String::new());
+                        self.live.insert(role.clone(), i);
+                        i
+                    }
+                };
+                let entry = &mut self.entries[i];
+                entry.live = true;
+                entry.text.push_str(text);
+            }
+            TeamEvent::LlmFinished { role, entry } => {
+                if let Some(i) = self.live.remove(role) {
+                    let (thoughts, commands) = split_commands(&self.entries[i].text);
+                    let e = &mut self.entries[i];
+                    e.live = false;
+                    e.text = thoughts;
+                    e.commands = commands;
+                }
+                self.busy.remove(role);
+                let line = self.cost.entry(role.clone()).or_default();
+                line.calls += 1;
+                line.prompt_tokens += entry.prompt_tokens;
+                line.completion_tokens += entry.completion_tokens;
+                line.dollars += entry.cost;
+                line.estimated |= entry.estimated;
+                self.total_dollars += entry.cost;
+            }
+            TeamEvent::Published { message } => {
+                if message.sent_from.is_empty() || message.cause_by.as_str() == USER_REQUIREMENT {
+                    self.push("You", EntryKind::User, message.content.clone());
+                } else {
+                    let to_all = message.send_to.iter().any(|a| a == super::message::ALL);
+                    let to: Vec<&str> = message.send_to.iter().map(String::as_str).collect();
+                    let label = if to_all { message.sent_from.clone() } else { format!("{} → {}", message.sent_from, to.join(", ")) };
+                    self.push(&label, EntryKind::Message { to_all }, message.content.clone());
+                }
+            }
+            TeamEvent::Undelivered { .. } | TeamEvent::RoundFinished { .. } => {}
+            TeamEvent::RoleFailed { role, error } => {
+                self.end_stream(role);
+                self.busy.remove(role);
+                self.push(role, EntryKind::Error, error.clone());
+            }
+            TeamEvent::AskHuman { id, role, question } => {
+                self.push(role, EntryKind::Question { question_id: *id, answered: false }, question.clone());
+            }
+            TeamEvent::ReplyToHuman { role, content } => {
+                self.push(role, EntryKind::Reply, content.clone());
+            }
+            TeamEvent::Stopped { reason } => {
+                for role in self.live.keys().cloned().collect::<Vec<_>>() {
+                    self.end_stream(&role);
+                }
+                self.busy.clear();
+                self.state = RunState::Stopped(reason.clone());
+            }
+        }
+    }
+
+    /// The user answered question `question_id`: mark it and show the answer.
+    pub fn answered(&mut self, question_id: u64, answer: &str) {
+        for e in &mut self.entries {
+            if let EntryKind::Question { question_id: q, answered } = &mut e.kind {
+                if *q == question_id {
+                    *answered = true;
+                }
+            }
+        }
+        self.push("You", EntryKind::User, answer.to_string());
+    }
+
+    /// Questions still waiting for the user.
+    pub fn open_questions(&self) -> Vec<&Entry> {
+        self.entries.iter().filter(|e| matches!(e.kind, EntryKind::Question { answered: false, .. })).collect()
+    }
+
+    fn end_stream(&mut self, role: &str) {
+        if let Some(i) = self.live.remove(role) {
+            self.entries[i].live = false;
+            if !self.entries[i].text.is_empty() {
+                self.entries[i].text.push_str(" …(abandoned)");
+            }
+        }
+    }
+
+    fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
+        self.next_id += 1;
+        self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, live: false });
+        self.entries.len() - 1
+    }
+}
+
+/// Split an answer into its prose and its ```json command block (folded in
+/// the UI). Answers without a block stay whole.
+pub fn split_commands(text: &str) -> (String, Option<String>) {
+    let Some(start) = text.find("```json") else { return (text.to_string(), None) };
+    let body_start = start + "```json".len();
+    let end = text[body_start..].rfind("```").map(|e| body_start + e).unwrap_or(text.len());
+    let commands = text[body_start..end].trim().to_string();
+    let mut thoughts = text[..start].trim_end().to_string();
+    let after = text.get(end + 3..).unwrap_or("").trim();
+    if !after.is_empty() {
+        thoughts.push_str("\n\n");
+        thoughts.push_str(after);
+    }
+    (thoughts, (!commands.is_empty()).then_some(commands))
+}
+
+/// What to tell the person about a stop, and what they can do.
+pub fn stop_text(reason: &StopReason) -> String {
+    match reason {
+        StopReason::Idle => "Done: every role is idle.".into(),
+        StopReason::RoundsDone => "Paused: the rounds you allowed are used up. Resume to give the team more rounds.".into(),
+        StopReason::BudgetExhausted { spent, budget } => {
+            format!("Stopped: the budget is used up (${spent:.4} of ${budget:.2}). Raise the budget in Settings, then resume.")
+        }
+        StopReason::UnknownPrice { model } => {
+            format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then resume.")
+        }
+        StopReason::Cancelled => "Stopped by you. Resume to carry on where the team was.".into(),
+        StopReason::Failed { errors } => {
+            let list: Vec<String> = errors.iter().map(|(role, e)| format!("{role}: {e}")).collect();
+            format!("Paused after an error. {} Fix it and resume; nothing was lost.", list.join(" "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::core::cost::CostEntry;
+    use crate::core::message::{Message, MessageId, MsgRole};
+
+    fn cost(role: &str, dollars: f64) -> TeamEvent {
+        TeamEvent::LlmFinished {
+            role: role.into(),
+            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false },
+        }
+    }
+
+    #[test]
+    fn split_commands_cases() {
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("just prose", "just prose", None),
+            ("I will plan.\n```json\n[{\"command_name\": \"end\"}]\n```", "I will plan.", Some("[{\"command_name\": \"end\"}]")),
+            ("pre\n```json\n[]\n```\npost", "pre\n\npost", Some("[]")),
+            ("cut ```json\n[{\"a\":1}", "cut", Some("[{\"a\":1}")),
+        ];
+        for (text, thoughts, commands) in cases {
+            let (t, c) = split_commands(text);
+            assert_eq!((t.as_str(), c.as_deref()), (*thoughts, *commands), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn streams_fold_into_one_entry_per_answer() {
+        let mut v = RunView::default();
+        v.apply(&TeamEvent::RoundStarted { round: 1 });
+        v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into() });
+        v.apply(&TeamEvent::LlmStarted { role: "Bob".into(), model: "m".into() });
+        for (role, text) in [("Alice", "Writing "), ("Bob", "Designing"), ("Alice", "the PRD.\n```json\n[{\"command_name\":\"end\"}]\n```")] {
+            v.apply(&TeamEvent::LlmDelta { role: role.into(), text: text.into() });
+        }
+        assert_eq!(v.entries.len(), 2);
+        assert!(v.entries[0].live);
+        assert_eq!(v.busy["Alice"], "thinking");
+        v.apply(&cost("Alice", 0.25));
+        assert_eq!(v.entries[0].text, "Writing the PRD.");
+        assert_eq!(v.entries[0].commands.as_deref(), Some("[{\"command_name\":\"end\"}]"));
+        assert!(!v.entries[0].live);
+        assert!(!v.busy.contains_key("Alice"));
+        assert_eq!(v.cost["Alice"].calls, 1);
+        assert!((v.total_dollars - 0.25).abs() < 1e-9);
+        // Bob's stream is cut by a stop: shown as abandoned, not as done.
+        v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
+        assert_eq!(v.entries[1].text, "Designing …(abandoned)");
+        assert_eq!(v.state, RunState::Stopped(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn messages_replies_questions_and_errors() {
+        let mut v = RunView::default();
+        let idea = Rc::new(Message::new(MessageId(1), "a 2048 game"));
+        v.apply(&TeamEvent::Published { message: idea });
+        let brief = Rc::new(Message::new(MessageId(2), "write the PRD").with_role(MsgRole::Assistant).caused_by("X").from_role("Mike").to(["Alice"]));
+        v.apply(&TeamEvent::Published { message: brief });
+        v.apply(&TeamEvent::ReplyToHuman { role: "Mike".into(), content: "Alice is on it".into() });
+        v.apply(&TeamEvent::AskHuman { id: 7, role: "Mike".into(), question: "Which colour?".into() });
+        v.apply(&TeamEvent::RoleFailed { role: "Bob".into(), error: "rate limited; wait 3 s".into() });
+        let kinds: Vec<(&str, EntryKind)> = v.entries.iter().map(|e| (e.role.as_str(), e.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("You", EntryKind::User),
+                ("Mike → Alice", EntryKind::Message { to_all: false }),
+                ("Mike", EntryKind::Reply),
+                ("Mike", EntryKind::Question { question_id: 7, answered: false }),
+                ("Bob", EntryKind::Error),
+            ]
+        );
+        assert_eq!(v.open_questions().len(), 1);
+        v.answered(7, "blue");
+        assert!(v.open_questions().is_empty());
+        assert_eq!(v.entries.last().map(|e| e.text.as_str()), Some("blue"));
+    }
+
+    #[test]
+    fn stop_texts_say_what_to_do() {
+        let cases: &[(StopReason, &str)] = &[
+            (StopReason::BudgetExhausted { spent: 3.01, budget: 3.0 }, "Raise the budget"),
+            (StopReason::UnknownPrice { model: "llama3".into() }, "price per million tokens"),
+            (StopReason::Cancelled, "Resume"),
+            (StopReason::Failed { errors: vec![("Alice".into(), "bad key".into())] }, "Alice: bad key"),
+            (StopReason::Idle, "Done"),
+        ];
+        for (reason, part) in cases {
+            assert!(stop_text(reason).contains(part), "{reason:?}");
+        }
+    }
+}
