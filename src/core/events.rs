@@ -32,7 +32,8 @@ pub enum TeamEvent {
     RoundStarted { round: u32 },
     /// A role starts a step: "thinking", "running WritePRD", ...
     RoleBusy { role: String, doing: String },
-    LlmStarted { role: String, model: String },
+    /// A call starts; `quiet` calls (a classification) are not conversation.
+    LlmStarted { role: String, model: String, quiet: bool },
     LlmDelta { role: String, text: String },
     LlmFinished { role: String, entry: CostEntry },
     /// A message entered the environment (or a role's own buffer).

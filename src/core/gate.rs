@@ -107,6 +107,8 @@ pub struct LlmGate {
     role: Rc<str>,
     events: EventSink,
     journal: Rc<RefCell<CallJournal>>,
+    /// The answer is bookkeeping (a classification), not for the conversation.
+    quiet: bool,
 }
 
 impl LlmGate {
@@ -117,7 +119,13 @@ impl LlmGate {
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: Rc::from(role), events, journal }
+        Self { llm, ledger, role: Rc::from(role), events, journal, quiet: false }
+    }
+
+    /// The same door, for a call whose answer the UI need not show (it is
+    /// still metered and journaled).
+    pub fn quietly(&self) -> Self {
+        Self { quiet: true, ..self.clone() }
     }
 
     pub fn model(&self) -> &str {
@@ -134,7 +142,7 @@ impl LlmGate {
         }
         let prompt_estimate = Usage::estimate(request.prompt_chars(), 0).prompt_tokens;
         self.ledger.borrow().check(&model, prompt_estimate)?;
-        self.events.emit(TeamEvent::LlmStarted { role: self.role.to_string(), model: model.clone() });
+        self.events.emit(TeamEvent::LlmStarted { role: self.role.to_string(), model: model.clone(), quiet: self.quiet });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();
         while let Some(event) = stream.next().await {

@@ -15,12 +15,15 @@ pub mod gate;
 pub mod human;
 pub mod llm;
 pub mod memory;
+pub mod markdown;
 pub mod message;
 pub mod mgx;
 pub mod plan;
 pub mod planner;
 pub mod post;
+pub mod recipes;
 pub mod role;
+pub mod settings;
 pub mod snapshot;
 #[cfg(test)]
 mod scenarios;

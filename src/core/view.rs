@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
+use super::rolezero::zero::RUN_COMMAND;
 
 /// One line of the conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +27,7 @@ pub struct Entry {
     pub live: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntryKind {
     /// The user's idea or message.
     User,
@@ -73,6 +74,8 @@ pub struct RunView {
     next_id: u64,
     /// Role → index of its entry still streaming.
     live: BTreeMap<String, usize>,
+    /// Roles whose current call is quiet.
+    quiet: std::collections::BTreeSet<String>,
 }
 
 impl RunView {
@@ -86,12 +89,18 @@ impl RunView {
             TeamEvent::RoleBusy { role, doing } => {
                 self.busy.insert(role.clone(), doing.clone());
             }
-            TeamEvent::LlmStarted { role, .. } => {
+            TeamEvent::LlmStarted { role, quiet, .. } => {
                 self.busy.insert(role.clone(), "thinking".into());
-                let i = self.push(role, EntryKind::Answer, String::new());
-                self.entries[i].live = true;
-                self.live.insert(role.clone(), i);
+                if *quiet {
+                    self.quiet.insert(role.clone());
+                } else {
+                    self.quiet.remove(role);
+                    let i = self.push(role, EntryKind::Answer, String::new());
+                    self.entries[i].live = true;
+                    self.live.insert(role.clone(), i);
+                }
             }
+            TeamEvent::LlmDelta { role, .. } if self.quiet.contains(role) => {}
             TeamEvent::LlmDelta { role, text } => {
                 let i = match self.live.get(role) {
                     Some(&i) => i,
@@ -106,6 +115,7 @@ impl RunView {
                 entry.text.push_str(text);
             }
             TeamEvent::LlmFinished { role, entry } => {
+                self.quiet.remove(role);
                 if let Some(i) = self.live.remove(role) {
                     let (thoughts, commands) = split_commands(&self.entries[i].text);
                     let e = &mut self.entries[i];
@@ -122,6 +132,10 @@ impl RunView {
                 line.estimated |= entry.estimated;
                 self.total_dollars += entry.cost;
             }
+            // A role's closing bookkeeping to everyone ("I have finished…")
+            // says nothing the conversation has not shown.
+            TeamEvent::Published { message }
+                if message.cause_by.as_str() == RUN_COMMAND && message.send_to.iter().any(|a| a == super::message::ALL) => {}
             TeamEvent::Published { message } => {
                 if message.sent_from.is_empty() || message.cause_by.as_str() == USER_REQUIREMENT {
                     self.push("You", EntryKind::User, message.content.clone());
@@ -255,8 +269,8 @@ mod tests {
     fn streams_fold_into_one_entry_per_answer() {
         let mut v = RunView::default();
         v.apply(&TeamEvent::RoundStarted { round: 1 });
-        v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into() });
-        v.apply(&TeamEvent::LlmStarted { role: "Bob".into(), model: "m".into() });
+        v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into(), quiet: false });
+        v.apply(&TeamEvent::LlmStarted { role: "Bob".into(), model: "m".into(), quiet: false });
         for (role, text) in [("Alice", "Writing "), ("Bob", "Designing"), ("Alice", "the PRD.\n```json\n[{\"command_name\":\"end\"}]\n```")] {
             v.apply(&TeamEvent::LlmDelta { role: role.into(), text: text.into() });
         }
@@ -274,6 +288,22 @@ mod tests {
         v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
         assert_eq!(v.entries[1].text, "Designing …(abandoned)");
         assert_eq!(v.state, RunState::Stopped(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn quiet_calls_and_closing_bookkeeping_stay_out_of_the_conversation() {
+        let mut v = RunView::default();
+        v.apply(&TeamEvent::LlmStarted { role: "Mike".into(), model: "m".into(), quiet: true });
+        v.apply(&TeamEvent::LlmDelta { role: "Mike".into(), text: "TASK".into() });
+        v.apply(&cost("Mike", 0.01));
+        let done = Rc::new(Message::new(MessageId(9), "I have finished the task").with_role(MsgRole::Assistant).caused_by(RUN_COMMAND).from_role("Mike"));
+        v.apply(&TeamEvent::Published { message: done });
+        assert!(v.entries.is_empty(), "{:?}", v.entries);
+        assert_eq!(v.cost["Mike"].calls, 1, "still metered");
+        // A member's report to its leader is shown.
+        let report = Rc::new(Message::new(MessageId(10), "PRD written").with_role(MsgRole::Assistant).caused_by(RUN_COMMAND).from_role("Alice").to(["Mike"]));
+        v.apply(&TeamEvent::Published { message: report });
+        assert_eq!(v.entries[0].role, "Alice → Mike");
     }
 
     #[test]

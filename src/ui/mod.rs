@@ -1,42 +1,178 @@
-//! The Leptos front end. It renders core values and calls core methods; it
-//! holds no business logic (see ARCHITECTURE.md).
+//! The Leptos front end. Components render core values (`RunView`,
+//! `Settings`, the plan, the files) and call core or `web` methods; they
+//! hold no business logic (see ARCHITECTURE.md).
+//!
+//! Layout: `settings_panel` (provider, model, price, key, budget, rounds,
+//! team), `run_view` (conversation, plan board, files, cost, Stop/Resume,
+//! questions), and here the page around them.
+
+mod run_view;
+mod settings_panel;
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
+
+use crate::core::events::TeamEvent;
+use crate::core::plan::Task;
+use crate::core::view::RunView;
+use crate::web::runner::Runner;
+use crate::web::settings_store;
+
+use run_view::RunPanel;
+use settings_panel::SettingsPanel;
 
 /// Mount the app into the page body (the site's entry point).
 pub fn mount() {
     leptos::mount::mount_to_body(App);
 }
 
+/// Everything the page shares between components. Signals are handles, so
+/// this is `Copy`.
+#[derive(Clone, Copy)]
+pub struct Shared {
+    pub settings: RwSignal<crate::core::settings::Settings>,
+    pub key: RwSignal<String>,
+    pub view: RwSignal<RunView>,
+    pub plan: RwSignal<Vec<Task>>,
+    /// (path, version) of every project file.
+    pub files: RwSignal<Vec<(String, u32)>>,
+    pub running: RwSignal<bool>,
+    pub runner: StoredValue<Option<Rc<Runner>>, LocalStorage>,
+}
+
+impl Shared {
+    /// Re-read the plan and the file list from the running team's shared handles.
+    fn refresh(&self) {
+        self.runner.with_value(|runner| {
+            let Some(runner) = runner else { return };
+            if let Some(plan) = &runner.plan {
+                if let Ok(plan) = plan.try_borrow() {
+                    let tasks = plan.tasks().to_vec();
+                    if self.plan.with_untracked(|p| *p != tasks) {
+                        self.plan.set(tasks);
+                    }
+                }
+            }
+            if let Ok(files) = runner.files.try_borrow() {
+                let list: Vec<(String, u32)> = files
+                    .paths()
+                    .into_iter()
+                    .map(|p| (p.to_string(), files.version(p).unwrap_or_default()))
+                    .collect();
+                if self.files.with_untracked(|f| *f != list) {
+                    self.files.set(list);
+                }
+            }
+        });
+    }
+
+    fn on_event(&self, event: &TeamEvent) {
+        self.view.update(|v| v.apply(event));
+        match event {
+            TeamEvent::RoundStarted { .. } => self.running.set(true),
+            TeamEvent::Stopped { .. } => {
+                self.running.set(false);
+                self.refresh();
+            }
+            TeamEvent::LlmDelta { .. } => {}
+            _ => self.refresh(),
+        }
+    }
+}
+
 /// The site's root component.
 #[component]
 pub fn App() -> impl IntoView {
-    let (idea, set_idea) = signal(String::new());
-    let idea_len = move || idea.with(|s| s.trim().chars().count());
+    let shared = Shared {
+        settings: RwSignal::new(settings_store::load()),
+        key: RwSignal::new(settings_store::remembered_key()),
+        view: RwSignal::new(RunView::default()),
+        plan: RwSignal::new(Vec::new()),
+        files: RwSignal::new(Vec::new()),
+        running: RwSignal::new(false),
+        runner: StoredValue::new_local(None),
+    };
+    provide_context(shared);
+    let first_visit = settings_store::first_visit();
+    let idea = RwSignal::new(String::new());
+    let notice = RwSignal::new(None::<String>);
+    let problems = move || {
+        let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));
+        let chars = idea.with(|i| i.trim().chars().count());
+        if chars == 0 {
+            p.insert(0, "Type your idea.".into());
+        } else if chars > MAX_IDEA_CHARS {
+            p.insert(0, format!("The idea is {chars} characters; keep it under {MAX_IDEA_CHARS}."));
+        }
+        p
+    };
+    let start = move |_| {
+        if !problems().is_empty() || shared.running.get_untracked() {
+            return;
+        }
+        let settings = shared.settings.get_untracked();
+        let key = shared.key.get_untracked();
+        if let Err(e) = settings_store::save(&settings, &key) {
+            notice.set(Some(e));
+        }
+        shared.view.set(RunView::default());
+        shared.plan.set(Vec::new());
+        shared.files.set(Vec::new());
+        let runner = Rc::new(Runner::new(&settings, &key, idea.get_untracked().trim(), move |e| shared.on_event(e)));
+        shared.runner.set_value(Some(runner.clone()));
+        shared.running.set(true);
+        runner.resume(None);
+    };
     view! {
         <main class="app">
-            <header>
-                <h1>"tabteam"</h1>
-                <p>"A software company of AI agents that runs entirely in this tab."</p>
+            <header class="top">
+                <div>
+                    <h1>"tabteam"</h1>
+                    <p>"A software company of AI agents that runs entirely in this tab."</p>
+                </div>
             </header>
-            <section class="card" aria-labelledby="what">
-                <h2 id="what">"What it does"</h2>
-                <p>
-                    "Type one idea. A team leader, a product manager, an architect, a project manager, an engineer and a QA engineer "
-                    "turn it into a PRD, a design with diagrams, a task list and code. The model is called from this browser with your own key; "
-                    "the key goes only to the provider you choose."
-                </p>
-            </section>
+            {first_visit.then(|| view! {
+                <section class="card intro" aria-labelledby="what">
+                    <h2 id="what">"What it does"</h2>
+                    <p>
+                        "Type one idea. A team leader, a product manager, an architect, a project manager, an engineer and a QA engineer "
+                        "turn it into a PRD, a design with diagrams, a task list and code, here in your browser."
+                    </p>
+                    <p class="note">
+                        "Your API key goes only from this browser to the provider you choose. There is no tabteam server. "
+                        "The key is kept in memory unless you tick \u{201c}remember on this device\u{201d}."
+                    </p>
+                </section>
+            })}
+            <SettingsPanel/>
             <section class="card idea">
                 <label for="idea">"Your idea"</label>
                 <textarea
                     id="idea"
                     placeholder="A 2048 game in HTML and JavaScript"
                     prop:value=idea
-                    on:input=move |ev| set_idea.set(event_target_value(&ev))
+                    on:input=move |ev| idea.set(event_target_value(&ev))
                 ></textarea>
-                <p class="note" data-testid="idea-count">{move || format!("{} characters", idea_len())}</p>
+                <div class="row">
+                    <button
+                        class="primary"
+                        data-testid="start"
+                        disabled=move || !problems().is_empty() || shared.running.get()
+                        on:click=start
+                    >"Start the team"</button>
+                    <span class="note" data-testid="idea-count">{move || format!("{} characters", idea.with(|i| i.trim().chars().count()))}</span>
+                </div>
+                <ul class="problems" data-testid="problems">
+                    {move || problems().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                </ul>
+                {move || notice.get().map(|n| view! { <p class="error">{n}</p> })}
             </section>
+            <RunPanel/>
         </main>
     }
 }
+
+/// Ideas longer than this are refused with a message (a prompt that size
+/// would cost a lot and help little).
+pub const MAX_IDEA_CHARS: usize = 20_000;

@@ -4,6 +4,8 @@
 
 pub mod fetch;
 pub mod kv;
+pub mod runner;
+pub mod settings_store;
 pub mod transport;
 
 #[cfg(test)]

@@ -229,10 +229,12 @@ impl Reactor for RoleZero {
                 save(role, &p);
             }
             loop {
-                if p.ended || role.state.state < 0 {
+                // After `end`, the batch it was in is still recorded below.
+                let batch_open = matches!(p.step, Step::Run { .. });
+                if (p.ended || role.state.state < 0) && !batch_open {
                     break;
                 }
-                if p.actions_taken >= role.spec.max_react_loop {
+                if !batch_open && p.actions_taken >= role.spec.max_react_loop {
                     if role.spec.max_react_loop < 10 {
                         break;
                     }
@@ -305,7 +307,7 @@ impl RoleZero {
         let prefix = self.prefix(role, world);
         let history = self.history(role);
         let system = QUICK_THINK.replace("{role_info}", &prefix);
-        let intent = parse_quick_think(&gate.ask(with_system(&system, history.clone())).await?);
+        let intent = parse_quick_think(&gate.quietly().ask(with_system(&system, history.clone())).await?);
         if !intent.answers_directly() {
             return Ok(None);
         }

@@ -110,6 +110,9 @@ cross_test! {
         team.run(3).await;
         assert_eq!(*human.replies.borrow(), ["All done: see docs/prd.md"]);
         assert!(last_prompt(&llm, 2).contains("Write a short reply to the user"));
+        // The batch that held `end` is recorded, and is the response.
+        let last = team.env.history().last().unwrap().content.clone();
+        assert!(last.starts_with("I have finished the task") && last.contains("Command end executed"), "{last}");
     }
 }
 

@@ -1,0 +1,209 @@
+//! What the user chooses before a run: provider, model, price, budget,
+//! rounds, team. Plain data, checked here, saved by the browser edge.
+//!
+//! The API key is deliberately not a field: it lives in memory in the UI,
+//! and is stored (apart from these settings) only when the user asks. So
+//! saving or exporting settings can never leak it.
+
+use serde::{Deserialize, Serialize};
+
+use super::cost::{Price, PriceTable, DEFAULT_BUDGET};
+use super::llm::client::{ProviderConfig, DEFAULT_TIMEOUT_MS};
+use super::llm::presets::{blocked_hint, preset, Preset, PRESETS};
+use super::team::DEFAULT_ROUNDS;
+
+/// Which team works on the idea.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TeamKind {
+    /// Team leader Mike and his members (RoleZero).
+    #[default]
+    Company,
+    /// The classic pipeline: PRD → design → tasks → code → tests.
+    FixedSop,
+    /// One RoleZero assistant.
+    Assistant,
+}
+
+impl TeamKind {
+    pub const ALL: [TeamKind; 3] = [TeamKind::Company, TeamKind::FixedSop, TeamKind::Assistant];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            TeamKind::Company => "Software company (team leader + members)",
+            TeamKind::FixedSop => "Software company, fixed steps (PRD → design → tasks → code → tests)",
+            TeamKind::Assistant => "A single assistant",
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            TeamKind::Company => "company",
+            TeamKind::FixedSop => "fixed_sop",
+            TeamKind::Assistant => "assistant",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.id() == id)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub preset: String,
+    pub base_url: String,
+    pub model: String,
+    /// A price the user entered, for models the table does not know.
+    pub custom_price: Option<Price>,
+    pub budget: f64,
+    pub rounds: u32,
+    pub team: TeamKind,
+    /// Keep the key in this browser's storage (off unless the user ticks it).
+    pub remember_key: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let p = &PRESETS[0];
+        Self {
+            preset: p.id.into(),
+            base_url: p.base_url.into(),
+            model: p.default_model.into(),
+            custom_price: None,
+            budget: DEFAULT_BUDGET,
+            rounds: DEFAULT_ROUNDS,
+            team: TeamKind::Company,
+            remember_key: false,
+        }
+    }
+}
+
+impl Settings {
+    pub fn preset(&self) -> Option<&'static Preset> {
+        preset(&self.preset)
+    }
+
+    /// Switch provider: its base URL and default model replace the current ones.
+    pub fn choose_preset(&mut self, id: &str) {
+        if let Some(p) = preset(id) {
+            self.preset = p.id.into();
+            self.base_url = p.base_url.into();
+            self.model = p.default_model.into();
+            self.custom_price = local_price(p);
+        }
+    }
+
+    /// The price table for a run: the known prices plus the user's.
+    pub fn prices(&self) -> PriceTable {
+        let mut table = PriceTable::default();
+        if let Some(price) = self.custom_price {
+            table.set(&self.model, price);
+        }
+        table
+    }
+
+    /// The price the run will use for the model, if any.
+    pub fn model_price(&self) -> Option<Price> {
+        self.prices().price(&self.model)
+    }
+
+    /// What stops a run from starting, in words for the person.
+    pub fn problems(&self, key: &str) -> Vec<String> {
+        let mut problems = Vec::new();
+        if !(self.base_url.starts_with("https://") || self.base_url.starts_with("http://")) {
+            problems.push("Enter the provider's base URL (it starts with https:// or http://).".into());
+        }
+        if self.model.trim().is_empty() {
+            problems.push("Enter a model name.".into());
+        }
+        if self.preset().is_some_and(|p| p.needs_key) && key.trim().is_empty() {
+            problems.push("Paste your API key: it goes from this browser to the provider and nowhere else.".into());
+        }
+        if self.model_price().is_none() {
+            problems.push(format!("No price is known for \"{}\": enter its price per million tokens so the budget can be kept.", self.model));
+        }
+        if !(self.budget.is_finite() && self.budget > 0.0) {
+            problems.push("Set a budget above $0.".into());
+        }
+        if self.rounds == 0 {
+            problems.push("Allow at least one round.".into());
+        }
+        problems
+    }
+
+    /// Where and how to call the model, with the key given for this session.
+    pub fn provider_config(&self, key: &str, origin: Option<&str>) -> ProviderConfig {
+        let preset = self.preset();
+        ProviderConfig {
+            protocol: preset.map(|p| p.protocol).unwrap_or(super::llm::http::Protocol::OpenAi),
+            base_url: self.base_url.trim().to_string(),
+            model: self.model.trim().to_string(),
+            api_key: (!key.trim().is_empty()).then(|| key.trim().to_string()),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_tokens: None,
+            unreachable_hint: preset.map(|p| blocked_hint(p, origin)),
+        }
+    }
+}
+
+/// Local servers cost nothing to call.
+fn local_price(p: &Preset) -> Option<Price> {
+    (p.base_url.starts_with("http://localhost") || p.base_url.starts_with("http://127.0.0.1")).then_some(Price::new(0.0, 0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_metagpt_s() {
+        let s = Settings::default();
+        assert_eq!((s.budget, s.rounds, s.team, s.remember_key), (3.0, 5, TeamKind::Company, false));
+        assert!(s.problems("sk-x").is_empty(), "{:?}", s.problems("sk-x"));
+    }
+
+    #[test]
+    fn problems_say_what_to_fix() {
+        let check = |edit: &dyn Fn(&mut Settings), key: &str, want: &str| {
+            let mut s = Settings::default();
+            edit(&mut s);
+            let problems = s.problems(key).join(" ");
+            assert!(problems.contains(want), "{want}: {problems}");
+        };
+        check(&|_| {}, "", "Paste your API key");
+        check(&|s| s.model = "my-finetune".into(), "k", "No price is known for \"my-finetune\"");
+        check(&|s| s.base_url = "api.example.com".into(), "k", "base URL");
+        check(&|s| s.budget = 0.0, "k", "budget");
+        check(&|s| s.rounds = 0, "k", "round");
+    }
+
+    #[test]
+    fn local_servers_need_no_key_and_cost_nothing() {
+        let mut s = Settings::default();
+        s.choose_preset("ollama");
+        s.model = "llama3.2".into();
+        assert!(s.problems("").is_empty(), "{:?}", s.problems(""));
+        assert_eq!(s.model_price(), Some(Price::new(0.0, 0.0)));
+        let config = s.provider_config("", Some("http://127.0.0.1:8080"));
+        assert_eq!(config.api_key, None);
+        assert!(config.unreachable_hint.unwrap().contains("OLLAMA_ORIGINS=http://127.0.0.1:8080"));
+    }
+
+    #[test]
+    fn a_saved_setting_never_holds_the_key() {
+        let s = Settings { remember_key: true, ..Settings::default() };
+        let config = s.provider_config("sk-secret-123", None);
+        assert_eq!(config.api_key.as_deref(), Some("sk-secret-123"));
+        let saved = serde_json::to_string(&s).unwrap();
+        assert!(!saved.contains("sk-secret"), "{saved}");
+    }
+
+    #[test]
+    fn team_kinds_round_trip_by_id() {
+        for kind in TeamKind::ALL {
+            assert_eq!(TeamKind::from_id(kind.id()), Some(kind));
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The team at work: status and cost against the budget, Stop / Resume,
+//! the conversation (answers streaming in, messages between roles, replies
+//! to the user highlighted, questions with an answer box, errors), the plan
+//! board, and the project's files (markdown rendered safely, code as text).
+
+use leptos::prelude::*;
+
+use crate::core::markdown::to_safe_html;
+use crate::core::view::{stop_text, Entry, EntryKind, RunState};
+
+use super::Shared;
+
+#[component]
+pub fn RunPanel() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    // The runner is not reactive; a run has started once either of these moved.
+    let started = move || shared.running.get() || shared.view.with(|v| v.state != RunState::NotStarted);
+    view! {
+        <Show when=started>
+            <section class="run" aria-label="The team at work">
+                <Toolbar/>
+                <div class="columns">
+                    <Conversation/>
+                    <aside class="side">
+                        <PlanBoard/>
+                        <Files/>
+                    </aside>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn Toolbar() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let status = move || {
+        shared.view.with(|v| match &v.state {
+            RunState::NotStarted => "Starting…".to_string(),
+            RunState::Running => {
+                let busy: Vec<String> = v.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
+                if busy.is_empty() {
+                    format!("Round {}", v.round)
+                } else {
+                    format!("Round {}: {}", v.round, busy.join(", "))
+                }
+            }
+            RunState::Stopped(reason) => stop_text(reason),
+        })
+    };
+    let budget = move || shared.settings.with(|s| s.budget);
+    let spent = move || shared.view.with(|v| v.total_dollars);
+    let stop = move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() });
+    let resume = move |_| {
+        let budget = shared.settings.with_untracked(|s| s.budget);
+        shared.runner.with_value(|r| if let Some(r) = r { r.resume(Some(budget)) });
+        shared.running.set(true);
+    };
+    view! {
+        <div class="card toolbar">
+            <p class="status" data-testid="status" role="status" aria-live="polite">{status}</p>
+            <div class="meter" data-testid="cost">
+                <meter min="0" max=budget value=spent></meter>
+                <span>{move || format!("${:.4} of ${:.2}", spent(), budget())}</span>
+            </div>
+            <div class="row">
+                <button data-testid="stop" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
+                <button data-testid="resume" class="primary" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
+            </div>
+            <details class="tokens">
+                <summary>"Tokens per role"</summary>
+                <table>
+                    <thead><tr><th>"Role"</th><th>"Calls"</th><th>"In"</th><th>"Out"</th><th>"$"</th></tr></thead>
+                    <tbody>
+                        {move || shared.view.with(|v| v.cost.iter().map(|(role, c)| view! {
+                            <tr>
+                                <td>{role.clone()}</td>
+                                <td>{c.calls}</td>
+                                <td>{c.prompt_tokens}</td>
+                                <td>{c.completion_tokens}{if c.estimated { " (est.)" } else { "" }}</td>
+                                <td>{format!("{:.4}", c.dollars)}</td>
+                            </tr>
+                        }).collect_view())}
+                    </tbody>
+                </table>
+            </details>
+        </div>
+    }
+}
+
+#[component]
+fn Conversation() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    // Each row is keyed by what can change, so a streaming answer re-renders
+    // only its own row.
+    let rows = move || shared.view.with(|v| v.entries.iter().map(|e| (e.id, e.text.len(), e.live, e.kind)).collect::<Vec<_>>());
+    view! {
+        <section class="card conversation" aria-label="Conversation" data-testid="conversation">
+            <For each=rows key=|row| *row let:row>
+                {
+                    let entry = shared.view.with_untracked(|v| v.entries.iter().find(|e| e.id == row.0).cloned());
+                    entry.map(|e| view! { <Row entry=e/> })
+                }
+            </For>
+        </section>
+    }
+}
+
+fn initial(role: &str) -> String {
+    role.chars().next().map(|c| c.to_uppercase().collect()).unwrap_or_default()
+}
+
+#[component]
+fn Row(entry: Entry) -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let class = match entry.kind {
+        EntryKind::User => "entry user",
+        EntryKind::Answer => "entry answer",
+        EntryKind::Message { .. } => "entry message",
+        EntryKind::Reply => "entry reply",
+        EntryKind::Question { .. } => "entry question",
+        EntryKind::Error => "entry error",
+    };
+    let live = entry.live;
+    let body = to_safe_html(&entry.text);
+    let question = match entry.kind {
+        EntryKind::Question { question_id, answered: false } => Some(question_id),
+        _ => None,
+    };
+    let answer = RwSignal::new(String::new());
+    let send = move || {
+        let (Some(id), text) = (question, answer.get_untracked()) else { return };
+        if text.trim().is_empty() {
+            return;
+        }
+        shared.runner.with_value(|r| if let Some(r) = r { r.answer(id, text.trim()); });
+        shared.view.update(|v| v.answered(id, text.trim()));
+    };
+    view! {
+        <article class=class data-live=live.to_string()>
+            <div class="avatar" aria-hidden="true">{initial(&entry.role)}</div>
+            <div class="bubble">
+                <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
+                <div class="md" inner_html=body></div>
+                {entry.commands.clone().map(|c| view! {
+                    <details class="commands"><summary>"Commands"</summary><pre><code>{c}</code></pre></details>
+                })}
+                {question.map(|_| view! {
+                    <form class="answer" on:submit=move |ev| { ev.prevent_default(); send(); }>
+                        <input type="text" data-testid="answer" aria-label="Your answer" placeholder="Your answer"
+                            prop:value=answer on:input=move |ev| answer.set(event_target_value(&ev)) />
+                        <button type="submit" class="primary">"Answer"</button>
+                    </form>
+                })}
+            </div>
+        </article>
+    }
+}
+
+#[component]
+fn PlanBoard() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    view! {
+        <section class="card plan" aria-label="Plan" data-testid="plan">
+            <h2>"Plan"</h2>
+            <Show when=move || shared.plan.with(|p| !p.is_empty()) fallback=|| view! { <p class="note">"No plan yet."</p> }>
+                <ol>
+                    {move || {
+                        let tasks = shared.plan.get();
+                        let current = tasks.iter().position(|t| !t.is_finished);
+                        tasks.into_iter().enumerate().map(|(i, t)| {
+                            let class = if t.is_finished { "done" } else if Some(i) == current { "current" } else { "todo" };
+                            let deps = if t.dependent_task_ids.is_empty() { String::new() } else { format!(" after {}", t.dependent_task_ids.join(", ")) };
+                            view! {
+                                <li class=class>
+                                    <span class="state">{if t.is_finished { "✓" } else if Some(i) == current { "▶" } else { "·" }}</span>
+                                    <span>{t.instruction.clone()}</span>
+                                    <span class="note">{format!(" — {}{}", if t.assignee.is_empty() { "unassigned".to_string() } else { t.assignee.clone() }, deps)}</span>
+                                </li>
+                            }
+                        }).collect_view()
+                    }}
+                </ol>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn Files() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let selected = RwSignal::new(None::<String>);
+    let content = move || {
+        let path = selected.get()?;
+        let _version = shared.files.with(|f| f.iter().find(|(p, _)| *p == path).map(|(_, v)| *v));
+        shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().and_then(|f| f.read(&path).ok().map(str::to_string))))
+            .map(|text| (path, text))
+    };
+    view! {
+        <section class="card files" aria-label="Files" data-testid="files">
+            <h2>"Files"</h2>
+            <Show when=move || shared.files.with(|f| !f.is_empty()) fallback=|| view! { <p class="note">"No files yet."</p> }>
+                <ul>
+                    {move || shared.files.get().into_iter().map(|(path, version)| {
+                        let p = path.clone();
+                        view! {
+                            <li><button class="link" on:click=move |_| selected.set(Some(p.clone()))>{path.clone()}</button>
+                            <span class="note">{format!(" v{version}")}</span></li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </Show>
+            {move || content().map(|(path, text)| {
+                if path.ends_with(".md") {
+                    view! { <div class="viewer md" data-testid="viewer" inner_html=to_safe_html(&text)></div> }.into_any()
+                } else {
+                    view! { <pre class="viewer" data-testid="viewer"><code>{text}</code></pre> }.into_any()
+                }
+            })}
+        </section>
+    }
+}

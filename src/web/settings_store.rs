@@ -1,0 +1,48 @@
+//! Settings in `localStorage`: the choices, and — only if the user ticked
+//! "remember" — the key, under its own entry so nothing else can carry it.
+//! Failures (private mode, storage full) are reported, never fatal: the
+//! site works with defaults and an in-memory key.
+
+use crate::core::settings::Settings;
+
+const SETTINGS: &str = "tabteam.settings.v1";
+const KEY: &str = "tabteam.key.v1";
+const VISITED: &str = "tabteam.visited.v1";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+pub fn load() -> Settings {
+    storage()
+        .and_then(|s| s.get_item(SETTINGS).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default()
+}
+
+/// Save the settings; the key is saved only when `remember_key` is set,
+/// and removed otherwise.
+pub fn save(settings: &Settings, key: &str) -> Result<(), String> {
+    let s = storage().ok_or("this browser does not let the site keep settings (private mode?)")?;
+    let json = serde_json::to_string(settings).map_err(|e| e.to_string())?;
+    s.set_item(SETTINGS, &json).map_err(|_| "the browser refused to save the settings (storage full?)".to_string())?;
+    if settings.remember_key && !key.is_empty() {
+        s.set_item(KEY, key).map_err(|_| "the browser refused to save the key".to_string())?;
+    } else {
+        let _ = s.remove_item(KEY);
+    }
+    Ok(())
+}
+
+/// The remembered key, if the user asked for it to be kept.
+pub fn remembered_key() -> String {
+    storage().and_then(|s| s.get_item(KEY).ok().flatten()).unwrap_or_default()
+}
+
+/// True on the first visit (and marks the visit).
+pub fn first_visit() -> bool {
+    let Some(s) = storage() else { return true };
+    let first = s.get_item(VISITED).ok().flatten().is_none();
+    let _ = s.set_item(VISITED, "1");
+    first
+}
