@@ -35,3 +35,4 @@ pub mod rolezero;
 pub mod files;
 pub mod experience;
 pub mod company;
+pub mod store;

@@ -3,6 +3,7 @@
 //! and holds no business logic.
 
 pub mod fetch;
+pub mod idb_store;
 pub mod kv;
 pub mod runner;
 pub mod settings_store;

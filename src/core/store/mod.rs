@@ -1,0 +1,200 @@
+//! The store port: how sessions are kept durable (in the browser, in
+//! IndexedDB) so a run survives a reload, can be listed, duplicated,
+//! exported and imported.
+//!
+//! A session is saved as records, one kind per object store: the session
+//! itself (title, idea, team kind, settings *without* any API key, status,
+//! times), a meta record (idea, round, the message-id watermark, the
+//! history as ids), an append-only message log, one record per role (its
+//! `RoleSnapshot`: memory pointers, buffer, news, react state, plan, call
+//! journal), one record per file *version*, the ledger's head (budget,
+//! prices, totals) and its append-only cost entries, plus a lease lock.
+//! App-wide records (settings, the remembered key, experiences) live
+//! apart, so exporting a session can never include the key.
+//!
+//! Writes go through [`Store::commit`], which applies a [`Batch`] in one
+//! transaction; [`Batch::between`] computes the minimal batch from the
+//! previous and the current `TeamSnapshot`, so the runner can commit after
+//! every change, before the next model call. Times come from the caller
+//! (the core has no clock); nothing here does IO.
+//!
+//! Deliberately absent: any API-key field in session records, Web Locks
+//! (the lease record works across tabs and in the memory store alike), and
+//! integration with the running team (the runner calls `commit`).
+//!
+//! Layout:
+//! - `record`: the record types and `SCHEMA_VERSION`.
+//! - `batch`: `Batch` and the snapshot diff.
+//! - `data`: `SessionData` (a loaded session) ↔ `TeamSnapshot`.
+//! - `export`: the versioned JSON export, its migrations and validation.
+//! - `writer`: `SessionWriter`, write-through for a running team.
+//! - `memory`: `MemoryStore`, for native tests and as a fallback.
+//! - `contract`: the tests every `Store` must pass (compiled in normal
+//!   builds, so the browser tests run them against IndexedDB).
+
+mod batch;
+pub mod contract;
+mod data;
+mod export;
+mod memory;
+mod record;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use futures::future::LocalBoxFuture;
+
+pub use batch::Batch;
+pub use data::{file_versions, SessionData};
+pub use export::{export_json, import_json, migrate_export, EXPORT_FORMAT};
+pub use memory::MemoryStore;
+pub use record::{
+    AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaRecord, NewExperience, NewSession,
+    RoleRecord, SessionRecord, SessionSettings, SessionStatus, SCHEMA_VERSION,
+};
+pub use record::{session_id, sort_sessions};
+pub use writer::SessionWriter;
+
+/// What a store operation returns.
+pub type StoreFuture<'a, T> = LocalBoxFuture<'a, Result<T, StoreError>>;
+
+/// Why the store could not do what was asked. Every variant is written for
+/// the person in front of the tab: the runner pauses and shows it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StoreError {
+    #[error("saving is not possible in this browser ({0}); in a private window IndexedDB may be switched off: the team can run, but nothing will survive a reload")]
+    Unavailable(String),
+    #[error("the browser's storage for this site is full: nothing of the last change was saved and the run is paused; delete or export old sessions to free space, then continue")]
+    QuotaExceeded,
+    #[error("another tab with an older tabteam keeps the database open, so it cannot be upgraded: close the other tabteam tabs and reload this one")]
+    Blocked,
+    #[error("this session is open in another tab ({by}); close it there, or wait a moment for that tab's lease to run out")]
+    Locked { by: String },
+    #[error("there is no session \"{0}\" (it may have been deleted in another tab)")]
+    NotFound(String),
+    #[error("saved data could not be read: {0}")]
+    Corrupt(String),
+    #[error("this data was saved by a newer tabteam (schema {found}; this one reads up to {supported}): update tabteam (reload) to open it")]
+    TooNew { found: u32, supported: u32 },
+    #[error("saving failed: {0}")]
+    Other(String),
+}
+
+impl StoreError {
+    /// Refusal to keep a key the user did not ask to remember.
+    pub fn remember_key_off() -> Self {
+        StoreError::Other("the API key is kept on this device only when \"remember my key\" is ticked".into())
+    }
+
+    pub(crate) fn corrupt(what: &str, e: impl std::fmt::Display) -> Self {
+        StoreError::Corrupt(format!("{what}: {e}"))
+    }
+}
+
+/// A place sessions are kept. Single-threaded: futures are not `Send`.
+///
+/// Every method is one transaction: it happens entirely or not at all.
+/// The provided methods are built on the required ones and are the same
+/// for every store.
+pub trait Store {
+    /// Every session, most recently updated first.
+    fn list_sessions(&self) -> StoreFuture<'_, Vec<SessionRecord>>;
+
+    /// One session's record.
+    fn session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, SessionRecord>;
+
+    /// Writes `data` as a new session under a fresh id (which replaces
+    /// `data.session.id`); returns its record.
+    fn insert_session(&self, data: SessionData) -> StoreFuture<'_, SessionRecord>;
+
+    fn rename_session<'a>(&'a self, id: &'a str, title: &'a str, now_ms: u64) -> StoreFuture<'a, ()>;
+
+    /// Deletes the session and everything in it. Refused with `Locked`
+    /// while any tab (this one included) holds a live lease on it.
+    fn delete_session<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, ()>;
+
+    /// Everything saved for the session.
+    fn load_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, SessionData>;
+
+    /// Applies `batch` to the session atomically: all of it is saved, or
+    /// (on any error) none of it. With `batch.holder` set, refused with
+    /// `Locked` while another holder has a live lease.
+    fn commit<'a>(&'a self, id: &'a str, batch: Batch) -> StoreFuture<'a, ()>;
+
+    /// Takes (or renews) the lease on a session for `holder` until
+    /// `now_ms + ttl_ms`. Refused with `Locked` while another holder's
+    /// lease is live.
+    fn acquire_lock<'a>(&'a self, id: &'a str, holder: &'a str, now_ms: u64, ttl_ms: u64) -> StoreFuture<'a, LockRecord>;
+
+    /// Gives the lease up, if `holder` has it.
+    fn release_lock<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, ()>;
+
+    /// The app's settings (defaults when none were saved).
+    fn app_settings(&self) -> StoreFuture<'_, AppSettings>;
+
+    /// Saves the settings; turning `remember_key` off forgets the key in
+    /// the same transaction.
+    fn put_app_settings(&self, settings: AppSettings) -> StoreFuture<'_, ()>;
+
+    /// The API key the user asked to remember, if any.
+    fn remembered_key(&self) -> StoreFuture<'_, Option<String>>;
+
+    /// Remembers the key (`Some`), refused unless `remember_key` is on; or
+    /// forgets it (`None`).
+    fn put_remembered_key(&self, key: Option<String>) -> StoreFuture<'_, ()>;
+
+    fn add_experience(&self, new: NewExperience) -> StoreFuture<'_, ExperienceRecord>;
+
+    /// Experiences, oldest first, of one role or of all.
+    fn list_experiences<'a>(&'a self, role: Option<&'a str>) -> StoreFuture<'a, Vec<ExperienceRecord>>;
+
+    /// A new, empty session (no team state yet).
+    fn create_session(&self, new: NewSession) -> StoreFuture<'_, SessionRecord> {
+        self.insert_session(SessionData::new(new.into_record()))
+    }
+
+    /// A copy of everything saved in session `id`, as a new idle session.
+    fn duplicate_session<'a>(&'a self, id: &'a str, title: &'a str, now_ms: u64) -> StoreFuture<'a, SessionRecord> {
+        Box::pin(async move {
+            let mut data = self.load_session(id).await?;
+            data.session.title = title.to_string();
+            data.session.created_ms = now_ms;
+            data.session.updated_ms = now_ms;
+            data.session.status = SessionStatus::Idle;
+            self.insert_session(data).await
+        })
+    }
+
+    /// Same as `acquire_lock`, for a holder that already has the lease.
+    fn renew_lock<'a>(&'a self, id: &'a str, holder: &'a str, now_ms: u64, ttl_ms: u64) -> StoreFuture<'a, LockRecord> {
+        self.acquire_lock(id, holder, now_ms, ttl_ms)
+    }
+
+    /// The session as a versioned JSON document. It contains no API key:
+    /// session records have no field for one, and the remembered key is
+    /// kept in a record export never reads.
+    fn export_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, String> {
+        Box::pin(async move { export_json(&self.load_session(id).await?) })
+    }
+
+    /// Reads an exported session (older schemas are migrated, newer ones
+    /// refused with `TooNew`, anything inconsistent with `Corrupt`) and
+    /// saves it as a new idle session.
+    fn import_session<'a>(&'a self, json: &'a str, now_ms: u64) -> StoreFuture<'a, SessionRecord> {
+        Box::pin(async move {
+            let mut data = import_json(json)?;
+            data.session.created_ms = now_ms;
+            data.session.updated_ms = now_ms;
+            data.session.status = SessionStatus::Idle;
+            self.insert_session(data).await
+        })
+    }
+}
+
+/// Test hook: makes a store's next write transaction fail after `writes`
+/// record writes, as a full disk would (`QuotaExceeded`). The contract
+/// tests use it to check that a failed commit leaves nothing behind.
+pub trait InjectFault {
+    fn fail_after_writes(&self, writes: usize);
+}

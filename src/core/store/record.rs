@@ -1,0 +1,239 @@
+//! The records a store keeps, one type per object store, and the schema
+//! version they are written under.
+//!
+//! Records are plain serde data; only the store implementations decide
+//! how they are laid out on disk (IndexedDB rows, JSON). The session's
+//! settings have no field for an API key on purpose: a key can only be
+//! kept in the app-wide remembered-key record, which no session read or
+//! export touches.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::cost::{CostEntry, CostLedger, PriceTable, Tally, DEFAULT_BUDGET};
+use crate::core::experience::Experience;
+use crate::core::message::{IdSource, MessageId};
+use crate::core::snapshot::RoleSnapshot;
+use crate::core::team::DEFAULT_ROUNDS;
+
+use super::StoreError;
+
+/// The version of the stored shape (the IndexedDB database version and the
+/// export's `schema_version`). v1 kept a session's files as one record;
+/// v2 keeps one record per file version.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// How a session is run. There is no API key here, ever.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSettings {
+    /// The provider preset's id (`llm::presets`), e.g. "openai".
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    /// Dollars.
+    pub budget: f64,
+    pub rounds: u32,
+    /// Role name → model, for roles that use another model than `model`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub role_models: BTreeMap<String, String>,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        Self {
+            provider: "openai".into(),
+            base_url: String::new(),
+            model: String::new(),
+            budget: DEFAULT_BUDGET,
+            rounds: DEFAULT_ROUNDS,
+            role_models: BTreeMap::new(),
+        }
+    }
+}
+
+/// Where a session stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatus {
+    /// Not running; nothing pending (new, or finished a run).
+    #[default]
+    Idle,
+    Running,
+    /// Paused by the user or by a storage failure; continue resumes it.
+    Paused,
+    /// Was running when the tab closed; continue resumes it.
+    Interrupted,
+    /// Stopped by the user, the budget or the rounds.
+    Stopped,
+    /// Every role is idle: the work is done.
+    Finished,
+}
+
+/// A session as the sessions list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub id: String,
+    pub title: String,
+    pub idea: String,
+    /// Which team recipe restores it, e.g. "mgx", "sop" or "solo".
+    pub team_kind: String,
+    pub settings: SessionSettings,
+    pub status: SessionStatus,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+}
+
+/// The id of the `n`th session a store creates.
+pub fn session_id(n: u64) -> String {
+    format!("s{n}")
+}
+
+/// The sessions list's order: most recently updated first.
+pub fn sort_sessions(sessions: &mut [SessionRecord]) {
+    sessions.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+}
+
+/// What the user gives to start a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSession {
+    pub title: String,
+    pub idea: String,
+    pub team_kind: String,
+    pub settings: SessionSettings,
+    pub now_ms: u64,
+}
+
+impl NewSession {
+    /// The record, with an id the store replaces.
+    pub fn into_record(self) -> SessionRecord {
+        SessionRecord {
+            id: String::new(),
+            title: self.title,
+            idea: self.idea,
+            team_kind: self.team_kind,
+            settings: self.settings,
+            status: SessionStatus::Idle,
+            created_ms: self.now_ms,
+            updated_ms: self.now_ms,
+        }
+    }
+}
+
+/// The team-level state that is neither a message, a role, a file nor a
+/// cost: one per session, rewritten when it changes. The history is ids
+/// into the message log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetaRecord {
+    pub idea: String,
+    pub round: u32,
+    /// The message-id watermark: the next message gets the next id.
+    pub ids: IdSource,
+    pub history: Vec<MessageId>,
+}
+
+/// One role's saved state and its place in the team's order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoleRecord {
+    pub index: u32,
+    pub role: RoleSnapshot,
+}
+
+/// One version of one project file (versions count from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileVersion {
+    pub path: String,
+    pub version: u32,
+    pub content: String,
+}
+
+/// The cost ledger without its entries: budget, prices and the totals
+/// (small; rewritten when it changes). The entries are kept one record
+/// each, append-only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerRecord {
+    pub budget: f64,
+    pub prices: PriceTable,
+    pub total: Tally,
+    pub per_role: BTreeMap<String, Tally>,
+    pub per_model: BTreeMap<String, Tally>,
+}
+
+impl LedgerRecord {
+    pub fn of(ledger: &CostLedger) -> Self {
+        Self {
+            budget: ledger.budget,
+            prices: ledger.prices.clone(),
+            total: ledger.total(),
+            per_role: ledger.per_role().clone(),
+            per_model: ledger.per_model().clone(),
+        }
+    }
+
+    /// The ledger again, with its entries. The totals are the saved ones,
+    /// not recomputed, so the ledger is exactly the one that was saved.
+    pub fn to_ledger(&self, entries: &[CostEntry]) -> Result<CostLedger, StoreError> {
+        let mut value = serde_json::to_value(self).map_err(|e| StoreError::corrupt("the cost ledger", e))?;
+        let entries = serde_json::to_value(entries).map_err(|e| StoreError::corrupt("the cost entries", e))?;
+        if let serde_json::Value::Object(map) = &mut value {
+            map.insert("entries".into(), entries);
+        }
+        serde_json::from_value(value).map_err(|e| StoreError::corrupt("the cost ledger", e))
+    }
+}
+
+/// Who holds a session, until when. A lease: a tab that dies without
+/// releasing it blocks the session only until `expires_ms`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockRecord {
+    pub holder: String,
+    pub expires_ms: u64,
+}
+
+impl LockRecord {
+    /// Does this lease keep `holder` out at `now_ms`?
+    pub fn excludes(&self, holder: &str, now_ms: u64) -> bool {
+        self.holder != holder && self.expires_ms > now_ms
+    }
+}
+
+/// A past request that worked, for one role (app-wide, not per session).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExperienceRecord {
+    /// Assigned by the store, increasing.
+    pub id: u64,
+    pub role: String,
+    /// The session it was learnt in, if it is still of interest.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub created_ms: u64,
+    pub experience: Experience,
+}
+
+/// An experience to add.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewExperience {
+    pub role: String,
+    pub session_id: Option<String>,
+    pub now_ms: u64,
+    pub experience: Experience,
+}
+
+/// App-wide settings. The key itself is not here: it is kept in a record
+/// of its own, only while `remember_key` is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AppSettings {
+    /// "system", "light" or "dark".
+    pub theme: String,
+    /// The user ticked "remember my key on this device".
+    pub remember_key: bool,
+    /// The session to reopen on start.
+    pub last_session: Option<String>,
+}
+
+impl Default for AppSettings {
+    fn default() -> Self {
+        Self { theme: "system".into(), remember_key: false, last_session: None }
+    }
+}

@@ -1,0 +1,345 @@
+//! Browser tests of the IndexedDB store (`web::idb_store`) in headless
+//! Chromium: the store contract against real IndexedDB (a fresh database
+//! per case), two connections on one database, the v1 → v2 migration of a
+//! database written by hand the way v1 wrote it, and the failures a person
+//! can meet: a full disk (a real `QuotaExceededError` DOMException thrown
+//! by a patched `IDBObjectStore.put`), a request failing mid-commit, an
+//! upgrade blocked by another tab, a newer database, no IndexedDB at all,
+//! and a newer tab taking the database over.
+#![cfg(target_arch = "wasm32")]
+
+use idb::{Factory, IndexParams, KeyPath, ObjectStoreParams, TransactionMode};
+use js_sys::{Object, Reflect};
+use tabteam::core::action::AskAction;
+use tabteam::core::events::EventSink;
+use tabteam::core::llm::scripted::{ScriptedLlm, Turn};
+use tabteam::core::message::{Message, MessageId};
+use tabteam::core::role::{Role, RoleSpec};
+use tabteam::core::store::{contract, Batch, SessionData, SessionRecord, SessionSettings, SessionStatus, Store, StoreError, SCHEMA_VERSION};
+use tabteam::core::team::Team;
+use tabteam::web::idb_store::IdbStore;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A database name no earlier test used, emptied first.
+async fn fresh_name(case: &str) -> String {
+    let name = format!("tabteam-test-{case}");
+    IdbStore::delete_database(&name).await.expect("delete the old test database");
+    name
+}
+
+async fn fresh(case: &str) -> IdbStore {
+    IdbStore::open(&fresh_name(case).await).await.expect("open a fresh store")
+}
+
+macro_rules! idb_contract {
+    ($($case:ident),* $(,)?) => {
+        $(
+            #[wasm_bindgen_test]
+            async fn $case() {
+                let store = fresh(stringify!($case)).await;
+                contract::$case(&store).await;
+                store.close();
+            }
+        )*
+    };
+}
+tabteam::for_each_contract_case!(idb_contract);
+
+#[wasm_bindgen_test]
+async fn two_connections_on_one_database() {
+    let name = fresh_name("two-connections").await;
+    let a = IdbStore::open(&name).await.expect("open a");
+    let b = IdbStore::open(&name).await.expect("open b");
+    contract::two_handles_share_one_database(&a, &b).await;
+}
+
+fn run_js(code: &str) {
+    js_sys::Function::new_no_args(code).call0(&JsValue::UNDEFINED).expect("the test script runs");
+}
+
+/// Makes `IDBObjectStore.put` on `store` throw a QuotaExceededError
+/// ("quota") or turn into an `add` that fails on an existing key
+/// ("conflict"); `None` restores it.
+fn fail_puts(rule: Option<(&str, &str)>) {
+    run_js(
+        r#"if (!globalThis.__tabteamPatched) {
+            globalThis.__tabteamPatched = true;
+            const put = IDBObjectStore.prototype.put;
+            IDBObjectStore.prototype.put = function (...args) {
+                const rule = globalThis.__tabteamFail;
+                if (rule && rule.store === this.name) {
+                    if (rule.how === "quota") throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+                    if (rule.how === "conflict") return this.add(...args);
+                }
+                return put.apply(this, args);
+            };
+        }"#,
+    );
+    let value = match rule {
+        None => JsValue::NULL,
+        Some((store, how)) => {
+            let o = Object::new();
+            let _ = Reflect::set(&o, &"store".into(), &store.into());
+            let _ = Reflect::set(&o, &"how".into(), &how.into());
+            o.into()
+        }
+    };
+    Reflect::set(&js_sys::global(), &"__tabteamFail".into(), &value).expect("set the rule");
+}
+
+fn small_team(turns: &[&str]) -> Team {
+    let llm = ScriptedLlm::new("m", turns.iter().map(|t| Turn::with_usage(*t, 10, 5)));
+    let mut team = Team::new("t", std::rc::Rc::new(llm), EventSink::default());
+    team.hire([Role::new(RoleSpec::new("Alice", "PM").watch(["UserRequirement"]), vec![std::rc::Rc::new(AskAction::new("WritePRD", "Write it."))])]);
+    team
+}
+
+fn record(title: &str) -> SessionRecord {
+    SessionRecord {
+        id: "s1".into(),
+        title: title.into(),
+        idea: "make 2048".into(),
+        team_kind: "sop".into(),
+        settings: SessionSettings::default(),
+        status: SessionStatus::Idle,
+        created_ms: 1,
+        updated_ms: 1,
+    }
+}
+
+/// A session with one round run and committed; returns the store's id for it.
+async fn committed_session(store: &IdbStore) -> (String, Team) {
+    let created = store.create_session(tabteam::core::store::NewSession {
+        title: "t".into(),
+        idea: "make 2048".into(),
+        team_kind: "sop".into(),
+        settings: SessionSettings::default(),
+        now_ms: 1,
+    });
+    let id = created.await.expect("create").id;
+    let mut team = small_team(&["the PRD"]);
+    team.run_project("make 2048");
+    team.run(1).await;
+    store.commit(&id, Batch::full(&team.snapshot()).stamped(2, None)).await.expect("commit");
+    (id, team)
+}
+
+#[wasm_bindgen_test]
+async fn a_full_disk_is_reported_and_nothing_is_half_written() {
+    let store = fresh("quota").await;
+    let (id, team) = committed_session(&store).await;
+    let before = store.load_session(&id).await.expect("load");
+
+    // A batch whose messages and meta are written before the cost entry
+    // that hits the full disk.
+    let first = team.snapshot();
+    let mut next = first.clone();
+    next.messages.push(Message::new(MessageId(50), "a new message"));
+    next.history.push(MessageId(50));
+    next.ledger.record("Alice", "m", Default::default());
+    next.files.write("docs/new.md", "x").expect("write");
+    let batch = Batch::between(Some(&first), &next).stamped(3, None);
+    assert!(!batch.messages.is_empty() && !batch.costs.is_empty() && batch.meta.is_some());
+
+    fail_puts(Some(("costs", "quota")));
+    let result = store.commit(&id, batch.clone()).await;
+    fail_puts(None);
+    assert_eq!(result, Err(StoreError::QuotaExceeded));
+    assert!(result.err().map(|e| e.to_string()).is_some_and(|t| t.contains("full") && t.contains("paused")));
+    assert_eq!(store.load_session(&id).await.expect("load"), before, "nothing of the batch was saved");
+
+    store.commit(&id, batch).await.expect("once there is room, the same batch goes through");
+    assert_eq!(store.load_session(&id).await.expect("load").snapshot().expect("snapshot"), Some(next));
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn a_request_failing_mid_commit_aborts_the_whole_commit() {
+    let store = fresh("conflict").await;
+    let (id, team) = committed_session(&store).await;
+    let before = store.load_session(&id).await.expect("load");
+    let known = before.messages[0].clone();
+    let batch = Batch {
+        messages: vec![Message::new(MessageId(60), "new"), known],
+        status: Some(SessionStatus::Running),
+        ..Batch::full(&team.snapshot())
+    }
+    .stamped(4, None);
+
+    // The known message's write fails asynchronously (its key exists).
+    fail_puts(Some(("messages", "conflict")));
+    let result = store.commit(&id, batch).await;
+    fail_puts(None);
+    assert!(matches!(&result, Err(StoreError::Other(m)) if m.contains("ConstraintError")), "{result:?}");
+    assert_eq!(store.load_session(&id).await.expect("load"), before, "the first message was rolled back too");
+    store.close();
+}
+
+/// Writes a database exactly as schema v1 did: the project's files as one
+/// `project` record per session.
+async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
+    let factory = Factory::new().expect("factory");
+    let mut request = factory.open(name, Some(1)).expect("open v1");
+    request.on_upgrade_needed(|event| {
+        use idb::DatabaseEvent;
+        let db = event.database().expect("db");
+        let store = |name: &str, key: Option<KeyPath>| {
+            let mut params = ObjectStoreParams::new();
+            params.key_path(key);
+            db.create_object_store(name, params).expect("create store")
+        };
+        store("sessions", Some(KeyPath::new_single("id")));
+        store("meta", Some(KeyPath::new_single("s")));
+        store("ledger", Some(KeyPath::new_single("s")));
+        store("messages", Some(KeyPath::new_array(["s", "id"])));
+        store("roles", Some(KeyPath::new_array(["s", "name"])));
+        store("project", Some(KeyPath::new_single("s")));
+        store("costs", Some(KeyPath::new_array(["s", "seq"])));
+        store("locks", Some(KeyPath::new_single("s")));
+        store("experiences", Some(KeyPath::new_single("id")))
+            .create_index("role", KeyPath::new_single("role"), Some(IndexParams::new()))
+            .expect("index");
+        store("settings", None);
+    });
+    let db = request.await.expect("v1 database");
+    let row = |keys: &[(&str, JsValue)], json: String| -> JsValue {
+        let o = Object::new();
+        for (k, v) in keys {
+            let _ = Reflect::set(&o, &(*k).into(), v);
+        }
+        let _ = Reflect::set(&o, &"json".into(), &json.into());
+        o.into()
+    };
+    let json = |v: &dyn erased::Json| v.json();
+    let s = || JsValue::from_str("s1");
+    let tx = db
+        .transaction(&["sessions", "meta", "ledger", "messages", "roles", "project", "costs", "settings"], TransactionMode::ReadWrite)
+        .expect("tx");
+    let put = |store: &str, value: JsValue| {
+        tx.object_store(store).expect("store").put(&value, None).expect("put");
+    };
+    put("sessions", row(&[("id", s())], json(&data.session)));
+    put("meta", row(&[("s", s())], json(&data.meta)));
+    put("ledger", row(&[("s", s())], json(&data.ledger)));
+    for m in &data.messages {
+        put("messages", row(&[("s", s()), ("id", (m.id.0 as f64).into())], json(m)));
+    }
+    for (i, r) in data.roles.iter().enumerate() {
+        let record = tabteam::core::store::RoleRecord { index: i as u32, role: r.clone() };
+        put("roles", row(&[("s", s()), ("name", r.name.as_str().into())], json(&record)));
+    }
+    let files = data.project_files().expect("files");
+    put("project", row(&[("s", s())], json(&files)));
+    for c in &data.costs {
+        put("costs", row(&[("s", s()), ("seq", (c.seq as f64).into())], json(c)));
+    }
+    tx.object_store("settings").expect("settings").put(&"1".into(), Some(&"session_counter".into())).expect("counter");
+    tx.commit().expect("commit").await.expect("committed");
+    db
+}
+
+/// `serde_json::to_string` behind a trait object, for the row helper.
+mod erased {
+    pub trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).expect("json")
+        }
+    }
+}
+
+async fn v1_session() -> SessionData {
+    let mut team = small_team(&["the PRD"]);
+    team.run_project("make 2048");
+    team.run(1).await;
+    {
+        let mut files = team.env.world.files.borrow_mut();
+        files.write("docs/prd.md", "one").expect("write");
+        files.write("docs/prd.md", "two").expect("write");
+        files.write("src/main.rs", "fn main() {}").expect("write");
+    }
+    SessionData::from_snapshot(record("from v1"), &team.snapshot())
+}
+
+#[wasm_bindgen_test]
+async fn a_v1_database_is_migrated_to_the_current_schema() {
+    let name = fresh_name("migration").await;
+    let data = v1_session().await;
+    write_v1(&name, &data).await.close();
+
+    let store = IdbStore::open(&name).await.expect("open migrates");
+    let back = store.load_session("s1").await.expect("the v1 session is there");
+    assert_eq!(back.files, data.files, "one record per file version");
+    assert_eq!(back.snapshot().expect("snapshot"), data.snapshot().expect("snapshot"));
+    let files = back.project_files().expect("files");
+    assert_eq!(files.history("docs/prd.md").expect("prd"), ["one", "two"]);
+    let next = store.duplicate_session("s1", "copy", 5).await.expect("the migrated database takes writes");
+    assert_eq!(next.id, "s2", "the v1 session counter carried over");
+    store.close();
+
+    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
+    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
+    let names = db.store_names();
+    assert!(names.iter().any(|n| n == "files") && !names.iter().any(|n| n == "project"), "{names:?}");
+    db.close();
+}
+
+#[wasm_bindgen_test]
+async fn an_upgrade_blocked_by_another_tab_is_reported_then_succeeds() {
+    let name = fresh_name("blocked").await;
+    let data = v1_session().await;
+    // An "old tab" keeps the v1 database open and ignores version changes.
+    let old_tab = write_v1(&name, &data).await;
+    let result = IdbStore::open(&name).await.err();
+    assert_eq!(result, Some(StoreError::Blocked));
+    assert!(result.map(|e| e.to_string()).is_some_and(|t| t.contains("close the other tabteam tabs")));
+
+    old_tab.close();
+    let store = IdbStore::open(&name).await.expect("opens once the other tab closed");
+    assert_eq!(store.load_session("s1").await.expect("load").files, data.files);
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn a_database_from_a_newer_tabteam_is_refused() {
+    let name = fresh_name("too-new").await;
+    let newer = Factory::new().expect("factory").open(&name, Some(SCHEMA_VERSION + 1)).expect("open").await.expect("newer");
+    newer.close();
+    let result = IdbStore::open(&name).await.err();
+    assert_eq!(result, Some(StoreError::TooNew { found: SCHEMA_VERSION + 1, supported: SCHEMA_VERSION }));
+}
+
+#[wasm_bindgen_test]
+async fn no_indexeddb_means_unavailable() {
+    run_js(
+        r#"const own = Object.getOwnPropertyDescriptor(globalThis, "indexedDB");
+        globalThis.__tabteamRestoreIdb = () => {
+            if (own) Object.defineProperty(globalThis, "indexedDB", own); else delete globalThis.indexedDB;
+        };
+        Object.defineProperty(globalThis, "indexedDB", { value: undefined, configurable: true, writable: true });"#,
+    );
+    let result = IdbStore::open("tabteam-test-unavailable").await.err();
+    run_js("globalThis.__tabteamRestoreIdb();");
+    assert!(matches!(&result, Some(StoreError::Unavailable(_))), "{result:?}");
+    assert!(result.map(|e| e.to_string()).is_some_and(|t| t.contains("private window")));
+    let store = IdbStore::open(&fresh_name("available-again").await).await.expect("IndexedDB is back");
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn a_newer_tab_takes_the_database_over_without_being_blocked() {
+    let name = fresh_name("taken-over").await;
+    let store = IdbStore::open(&name).await.expect("open");
+    store.list_sessions().await.expect("works");
+    // A newer tabteam opens the same database at a higher version: this
+    // connection steps aside instead of blocking it.
+    let newer = Factory::new().expect("factory").open(&name, Some(SCHEMA_VERSION + 1)).expect("open").await.expect("not blocked");
+    newer.close();
+    let result = store.list_sessions().await;
+    assert!(matches!(&result, Err(StoreError::Unavailable(m)) if m.contains("reload")), "{result:?}");
+}
