@@ -4,8 +4,8 @@
 //! It reads fences only; it does not check that the code is valid in its
 //! language, and it never repairs code.
 
-/// The code of an answer: the content of its first fenced block (``` or
-/// ~~~, any info string), else the whole answer. A block the model never
+/// The code of an answer: the content of its first fenced block (a ``` or
+/// `~~~` fence, any info string), else the whole answer. A block the model never
 /// closed (a cut-off answer) runs to the end. The result ends with one
 /// newline, or is empty when there is no code at all.
 pub fn extract_code(answer: &str) -> String {
