@@ -7,7 +7,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
-export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$ROOT/node_modules/.bin:$CARGO_BIN:$PATH"
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
