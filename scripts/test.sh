@@ -36,13 +36,21 @@ step "native tests (cargo test)" cargo test --quiet
 # 2. The local LLM and static servers the browser tests rely on.
 step "test servers (node --test)" node --test tests/support/
 
-# 3. Start the scripted LLM server on a free port for the browser layers.
-node tests/support/llm-server.mjs --exit-with-parent > "$LOGS/llm-server.out" 2> "$LOGS/llm-server.err" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-  grep -q '^LLM_SERVER_URL=' "$LOGS/llm-server.out" 2>/dev/null && break
-  sleep 0.1
-done
+# 3. Start the scripted LLM server for the browser layers. The wasm tests
+#    bake its URL in at compile time, so a stable port spares a rebuild of
+#    every wasm test crate on the next run; if the port is taken, any free
+#    port works (the tests then recompile).
+start_llm_server() {
+  node tests/support/llm-server.mjs --exit-with-parent --port "$1" > "$LOGS/llm-server.out" 2> "$LOGS/llm-server.err" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q '^LLM_SERVER_URL=' "$LOGS/llm-server.out" 2>/dev/null && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+start_llm_server 41733 || { SERVER_PID=""; start_llm_server 0; } || true
 LLM_SERVER_URL="$(sed -n 's/^LLM_SERVER_URL=//p' "$LOGS/llm-server.out")"
 [ -n "$LLM_SERVER_URL" ] || { echo "the test LLM server did not start:"; cat "$LOGS/llm-server.err"; exit 1; }
 export LLM_SERVER_URL

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
-use super::rolezero::zero::RUN_COMMAND;
+use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
 
 /// One line of the conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,7 +135,8 @@ impl RunView {
             // A role's closing bookkeeping to everyone ("I have finished…")
             // says nothing the conversation has not shown.
             TeamEvent::Published { message }
-                if message.cause_by.as_str() == RUN_COMMAND && message.send_to.iter().any(|a| a == super::message::ALL) => {}
+                if matches!(message.cause_by.as_str(), RUN_COMMAND | QUICK_THINK_TAG)
+                    && message.send_to.iter().any(|a| a == super::message::ALL) => {}
             TeamEvent::Published { message } => {
                 if message.sent_from.is_empty() || message.cause_by.as_str() == USER_REQUIREMENT {
                     self.push("You", EntryKind::User, message.content.clone());
@@ -156,7 +157,15 @@ impl RunView {
                 self.push(role, EntryKind::Question { question_id: *id, answered: false }, question.clone());
             }
             TeamEvent::ReplyToHuman { role, content } => {
-                self.push(role, EntryKind::Reply, content.clone());
+                // A quick answer streams in, then is sent as the reply:
+                // highlight the streamed entry rather than repeat it.
+                let streamed = self.entries.iter().rposition(|e| e.role == *role && e.kind == EntryKind::Answer);
+                match streamed {
+                    Some(i) if self.entries[i].text.trim() == content.trim() => self.entries[i].kind = EntryKind::Reply,
+                    _ => {
+                        self.push(role, EntryKind::Reply, content.clone());
+                    }
+                }
             }
             TeamEvent::Stopped { reason } => {
                 for role in self.live.keys().cloned().collect::<Vec<_>>() {
@@ -304,6 +313,22 @@ mod tests {
         let report = Rc::new(Message::new(MessageId(10), "PRD written").with_role(MsgRole::Assistant).caused_by(RUN_COMMAND).from_role("Alice").to(["Mike"]));
         v.apply(&TeamEvent::Published { message: report });
         assert_eq!(v.entries[0].role, "Alice → Mike");
+    }
+
+    #[test]
+    fn a_quick_answer_is_shown_once_highlighted() {
+        let mut v = RunView::default();
+        v.apply(&TeamEvent::LlmStarted { role: "Tabby".into(), model: "m".into(), quiet: false });
+        v.apply(&TeamEvent::LlmDelta { role: "Tabby".into(), text: "Hello! ".into() });
+        v.apply(&cost("Tabby", 0.0));
+        v.apply(&TeamEvent::ReplyToHuman { role: "Tabby".into(), content: "Hello!".into() });
+        let quick = Rc::new(Message::new(MessageId(3), "Hello!").with_role(MsgRole::Assistant).caused_by(QUICK_THINK_TAG).from_role("Tabby"));
+        v.apply(&TeamEvent::Published { message: quick });
+        assert_eq!(v.entries.len(), 1, "{:?}", v.entries);
+        assert_eq!(v.entries[0].kind, EntryKind::Reply);
+        // A reply that says something new is its own entry.
+        v.apply(&TeamEvent::ReplyToHuman { role: "Tabby".into(), content: "Anything else?".into() });
+        assert_eq!(v.entries.len(), 2);
     }
 
     #[test]
