@@ -35,6 +35,9 @@ impl ActionOutput {
 pub struct ActionContext<'a> {
     /// The role's memory, oldest first.
     pub history: &'a [MessageRef],
+    /// The same, as text: each message's history line, joined by newlines
+    /// (`Memory::history_text`, rendered once per message).
+    pub history_text: &'a str,
     /// The role's system-prompt prefix ("You are a ..., named ...").
     pub prefix: &'a str,
     pub llm: &'a LlmGate,
@@ -82,14 +85,16 @@ impl Action for AskAction {
             if let Some(task) = cx.task {
                 prompt.push_str(&format!("## Current task\n{}\n\n", task.instruction));
             }
+            prompt.reserve(cx.history_text.len() + self.instruction.len() + 32);
             prompt.push_str("## History\n");
-            for m in cx.history {
-                prompt.push_str(&m.history_line());
+            // One line per message, each ending with a newline.
+            if !cx.history_text.is_empty() {
+                prompt.push_str(cx.history_text);
                 prompt.push('\n');
             }
             prompt.push_str("\n## Instruction\n");
             prompt.push_str(&self.instruction);
-            let answer = cx.llm.aask(cx.prefix, &prompt).await?;
+            let answer = cx.llm.aask_owned(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
     }

@@ -6,6 +6,7 @@
 //! model with no known price stops the run with [`BudgetError::UnknownPrice`]
 //! until the user enters one. Prices are dollars per million tokens.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -53,15 +54,27 @@ const DEFAULT_PRICES: &[(&str, f64, f64)] = &[
 ];
 
 /// Model name → price. Users extend it with [`PriceTable::set`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PriceTable {
     prices: BTreeMap<String, Price>,
+    /// The last lookup, as asked (before normalizing) and answered: a team
+    /// asks for the same model's price before and after every call.
+    /// Not saved; `set` forgets it.
+    #[serde(skip)]
+    last: RefCell<Option<(String, Option<Price>)>>,
+}
+
+impl PartialEq for PriceTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.prices == other.prices
+    }
 }
 
 impl Default for PriceTable {
     fn default() -> Self {
         Self {
             prices: DEFAULT_PRICES.iter().map(|&(m, i, o)| (m.to_string(), Price::new(i, o))).collect(),
+            last: RefCell::default(),
         }
     }
 }
@@ -69,17 +82,29 @@ impl Default for PriceTable {
 impl PriceTable {
     /// An empty table (every model unpriced).
     pub fn empty() -> Self {
-        Self { prices: BTreeMap::new() }
+        Self { prices: BTreeMap::new(), last: RefCell::default() }
     }
 
     pub fn set(&mut self, model: &str, price: Price) {
         self.prices.insert(normalize(model), price);
+        *self.last.get_mut() = None;
     }
 
     /// The price of `model`: an exact match, else the longest known name the
     /// model extends with a dash (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`).
     /// A router prefix (`openai/gpt-4o`) is ignored.
     pub fn price(&self, model: &str) -> Option<Price> {
+        if let Some((asked, price)) = &*self.last.borrow() {
+            if asked == model {
+                return *price;
+            }
+        }
+        let price = self.lookup(model);
+        *self.last.borrow_mut() = Some((model.to_string(), price));
+        price
+    }
+
+    fn lookup(&self, model: &str) -> Option<Price> {
         let model = normalize(model);
         if let Some(p) = self.prices.get(&model) {
             return Some(*p);
@@ -97,6 +122,18 @@ fn normalize(model: &str) -> String {
     match model.rsplit_once('/') {
         Some((_, name)) => name.to_string(),
         None => model,
+    }
+}
+
+/// Add `entry` to the tally under `key` (the key is copied only when new).
+fn add_to(tallies: &mut BTreeMap<String, Tally>, key: &str, entry: &CostEntry) {
+    match tallies.get_mut(key) {
+        Some(tally) => tally.add(entry),
+        None => {
+            let mut tally = Tally::default();
+            tally.add(entry);
+            tallies.insert(key.to_string(), tally);
+        }
     }
 }
 
@@ -190,6 +227,11 @@ impl CostLedger {
     /// was removed mid-call) is recorded at zero and its entry says so by
     /// staying out of `prices`.
     pub fn record(&mut self, role: &str, model: &str, usage: Usage) -> CostEntry {
+        self.record_entry(role, model, usage).clone()
+    }
+
+    /// [`CostLedger::record`], lending the entry instead of a copy.
+    pub fn record_entry(&mut self, role: &str, model: &str, usage: Usage) -> &CostEntry {
         let cost = self.prices.price(model).map_or(0.0, |p| p.cost(usage.prompt_tokens, usage.completion_tokens));
         let entry = CostEntry {
             seq: self.entries.len() as u64 + 1,
@@ -201,10 +243,10 @@ impl CostLedger {
             estimated: usage.estimated,
         };
         self.total.add(&entry);
-        self.per_role.entry(entry.role.clone()).or_default().add(&entry);
-        self.per_model.entry(entry.model.clone()).or_default().add(&entry);
-        self.entries.push(entry.clone());
-        entry
+        add_to(&mut self.per_role, role, &entry);
+        add_to(&mut self.per_model, model, &entry);
+        self.entries.push(entry);
+        &self.entries[self.entries.len() - 1]
     }
 
     pub fn total(&self) -> Tally {

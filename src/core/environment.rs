@@ -82,9 +82,9 @@ impl Environment {
 
     /// Route a message from outside (the user's requirement, a human reply).
     pub fn publish(&self, message: MessageRef) {
-        self.world.events.emit(TeamEvent::Published { message: message.clone() });
+        self.world.events.emit_with(|| TeamEvent::Published { message: message.clone() });
         if self.world.post.borrow_mut().publish(message.clone()) == 0 {
-            self.world.events.emit(TeamEvent::Undelivered { message });
+            self.world.events.emit_with(|| TeamEvent::Undelivered { message });
         }
     }
 
@@ -107,13 +107,13 @@ impl Environment {
         let ran: Vec<String> = busy.iter().map(|r| r.name().to_string()).collect();
         let results = join_all(busy.into_iter().map(|role| role.run(world))).await;
         let mut report = RoundReport { ran, ..Default::default() };
-        for (name, result) in report.ran.clone().into_iter().zip(results) {
+        for (name, result) in report.ran.iter().zip(results) {
             match result {
                 Ok(Some(m)) => report.responses.push(m),
                 Ok(None) => {}
                 Err(e) => {
                     world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error: e.to_string() });
-                    report.failures.push((name, e));
+                    report.failures.push((name.clone(), e));
                 }
             }
         }

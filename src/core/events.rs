@@ -49,23 +49,36 @@ pub enum TeamEvent {
     Stopped { reason: StopReason },
 }
 
-/// Where events go. The default drops them.
-#[derive(Clone)]
-pub struct EventSink(Rc<dyn Fn(&TeamEvent)>);
+/// Where events go. The default drops them, and says so
+/// ([`EventSink::is_listening`]), so nobody builds events for it.
+#[derive(Clone, Default)]
+pub struct EventSink(Option<Rc<Listener>>);
+
+type Listener = dyn Fn(&TeamEvent);
 
 impl EventSink {
     pub fn new(f: impl Fn(&TeamEvent) + 'static) -> Self {
-        EventSink(Rc::new(f))
+        EventSink(Some(Rc::new(f)))
+    }
+
+    /// False for the default sink, which drops every event.
+    pub fn is_listening(&self) -> bool {
+        self.0.is_some()
     }
 
     pub fn emit(&self, event: TeamEvent) {
-        (self.0)(&event)
+        if let Some(f) = &self.0 {
+            f(&event)
+        }
     }
-}
 
-impl Default for EventSink {
-    fn default() -> Self {
-        EventSink(Rc::new(|_| {}))
+    /// Emit the event `make` builds, building it only when someone listens
+    /// (events clone names and texts; a team without a listener should not
+    /// pay for them).
+    pub fn emit_with(&self, make: impl FnOnce() -> TeamEvent) {
+        if let Some(f) = &self.0 {
+            f(&make())
+        }
     }
 }
 

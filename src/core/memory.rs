@@ -9,15 +9,61 @@
 //! saved once per team (see `snapshot`).
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
-use super::message::{ActionKind, MessageId, MessageRef};
+use super::message::{ActionKind, Message, MessageId, MessageRef};
 
 /// An ordered, deduplicated list of messages.
 #[derive(Debug, Clone, Default)]
 pub struct Memory {
     storage: Vec<MessageRef>,
-    ids: HashSet<MessageId>,
+    ids: HashSet<MessageId, BuildHasherDefault<IdHasher>>,
     by_action: HashMap<ActionKind, Vec<usize>>,
+    /// The history text of the first `lines` messages, rendered lazily and
+    /// extended on demand: a role asks for its whole history on every think
+    /// and act, and re-rendering it each time made a step grow with it.
+    rendered: Rendered,
+}
+
+/// Hashes a message id with one multiply. Ids are handed out by the team's
+/// own `IdSource`, never chosen by an adversary, so the flood resistance of
+/// the default (SipHash) buys nothing on the add path it dominated.
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        // hashbrown picks buckets from the low bits and tags from the top
+        // seven: fold the well-mixed high half down.
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+/// A prefix of the memory rendered as history lines (see [`Memory::history_text`]).
+#[derive(Debug, Clone, Default)]
+struct Rendered {
+    text: String,
+    lines: usize,
+}
+
+impl Rendered {
+    fn push(&mut self, message: &Message) {
+        if self.lines > 0 {
+            self.text.push('\n');
+        }
+        message.write_history_line(&mut self.text);
+        self.lines += 1;
+    }
 }
 
 impl Memory {
@@ -65,6 +111,22 @@ impl Memory {
         self.storage.last()
     }
 
+    /// Every message's history line ("who: content", see
+    /// [`Message::history_line`]), joined by newlines: what prompts show as
+    /// the conversation. Rendered once per message and kept, so asking again
+    /// after an add costs only the new lines.
+    pub fn history_text(&mut self) -> &str {
+        self.history_with_text().1
+    }
+
+    /// Every message and [`Memory::history_text`], together.
+    pub fn history_with_text(&mut self) -> (&[MessageRef], &str) {
+        for m in &self.storage[self.rendered.lines..] {
+            self.rendered.push(m);
+        }
+        (&self.storage, &self.rendered.text)
+    }
+
     /// Messages caused by `action`, in order.
     pub fn get_by_action(&self, action: &ActionKind) -> Vec<MessageRef> {
         self.by_action
@@ -103,6 +165,14 @@ impl Memory {
     /// Remove and return the newest message.
     pub fn pop_newest(&mut self) -> Option<MessageRef> {
         let m = self.storage.pop()?;
+        let rendered = &mut self.rendered;
+        if rendered.lines > self.storage.len() {
+            // Drop the popped message's line and the newline before it.
+            let line = m.history_line_len() + usize::from(rendered.lines > 1);
+            let keep = rendered.text.len() - line;
+            rendered.text.truncate(keep);
+            rendered.lines -= 1;
+        }
         self.ids.remove(&m.id);
         if let Some(positions) = self.by_action.get_mut(&m.cause_by) {
             positions.pop();
@@ -195,5 +265,44 @@ mod tests {
         assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2]);
         assert!(m.add(msg(5, "B")));
         assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2, 5]);
+    }
+
+    fn rendered_fresh(m: &Memory) -> String {
+        m.all().iter().map(|x| x.history_line()).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn history_text_follows_adds_pops_and_clears() {
+        let mut m = Memory::default();
+        assert_eq!(m.history_text(), "");
+        let mut steps = 0;
+        for (id, action) in [(1, "A"), (2, "B"), (3, "A")] {
+            m.add(msg(id, action));
+            steps += 1;
+            if steps % 2 == 1 {
+                let want = rendered_fresh(&m);
+                assert_eq!(m.history_text(), want);
+            }
+        }
+        assert_eq!(m.history_text(), "user: message 1\nuser: message 2\nuser: message 3");
+        m.pop_newest();
+        let want = rendered_fresh(&m);
+                assert_eq!(m.history_text(), want);
+        // Popped before being rendered: nothing to take back.
+        m.add(msg(4, "C"));
+        m.pop_newest();
+        let want = rendered_fresh(&m);
+                assert_eq!(m.history_text(), want);
+        m.add(Rc::new(Message::new(MessageId(5), "é\nü").from_role("Bob")));
+        let want = rendered_fresh(&m);
+                assert_eq!(m.history_text(), want);
+        while m.pop_newest().is_some() {
+            let want = rendered_fresh(&m);
+                assert_eq!(m.history_text(), want);
+        }
+        m.add(msg(6, "A"));
+        assert_eq!(m.history_text(), "user: message 6");
+        m.clear();
+        assert_eq!(m.history_text(), "");
     }
 }

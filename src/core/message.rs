@@ -142,13 +142,40 @@ impl Message {
 
     /// True when a role with these addresses should receive the message.
     pub fn is_for(&self, addresses: &BTreeSet<String>) -> bool {
-        self.send_to.contains(ALL) || self.send_to.iter().any(|a| addresses.contains(a))
+        self.send_to.contains(ALL) || self.is_for_one_of(addresses)
+    }
+
+    /// True when the message names one of these addresses (`is_for` without
+    /// the "sent to all" case, for routing that asks that once per message).
+    pub fn is_for_one_of(&self, addresses: &BTreeSet<String>) -> bool {
+        self.send_to.iter().any(|a| addresses.contains(a))
     }
 
     /// "role: content", the line form used in prompts' histories.
     pub fn history_line(&self) -> String {
-        let who = if self.sent_from.is_empty() { self.role_label() } else { &self.sent_from };
-        format!("{}: {}", who, self.content)
+        let mut line = String::with_capacity(self.history_line_len());
+        self.write_history_line(&mut line);
+        line
+    }
+
+    /// Append [`Message::history_line`] to `out` without a string of its own.
+    pub fn write_history_line(&self, out: &mut String) {
+        out.push_str(self.who());
+        out.push_str(": ");
+        out.push_str(&self.content);
+    }
+
+    /// The length in bytes of [`Message::history_line`].
+    pub fn history_line_len(&self) -> usize {
+        self.who().len() + 2 + self.content.len()
+    }
+
+    fn who(&self) -> &str {
+        if self.sent_from.is_empty() {
+            self.role_label()
+        } else {
+            &self.sent_from
+        }
     }
 
     fn role_label(&self) -> &'static str {

@@ -4,29 +4,61 @@
 //! It routes (MetaGPT's `Environment.publish_message`): a message goes into
 //! the buffer of every role whose addresses it names, or of every role when
 //! it is sent to all. It never runs a role.
+//!
+//! Each member's buffer sits beside its addresses, so routing a message
+//! walks the members once and touches no map; the by-name calls (`take`,
+//! `deliver_to`, ...) go through a small index.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::rc::Rc;
 
-use super::message::MessageRef;
+use super::message::{MessageRef, ALL};
 
 #[derive(Debug, Default)]
 pub struct PostOffice {
-    /// Role name and addresses, in hiring order.
-    members: Vec<(String, BTreeSet<String>)>,
+    /// The registered roles, in hiring order.
+    members: Vec<Member>,
+    /// Position in `members` by name.
+    index: HashMap<String, usize>,
+    /// The members' names in hiring order, shared (see [`PostOffice::names`]).
+    /// Made on first use after a registration (building a team of fifty
+    /// must not copy the names fifty times).
+    names: RefCell<Option<Rc<[String]>>>,
     /// Roles that receive every published message (a team leader).
     listeners: BTreeSet<String>,
-    buffers: HashMap<String, VecDeque<MessageRef>>,
+    /// Buffers of names no role is registered under (yet): a role
+    /// registered later finds its messages waiting.
+    strays: HashMap<String, VecDeque<MessageRef>>,
     history: Vec<MessageRef>,
+}
+
+/// One registered role: its addresses and its buffer.
+#[derive(Debug)]
+struct Member {
+    name: String,
+    addresses: BTreeSet<String>,
+    /// Among the `listeners`.
+    listener: bool,
+    buffer: VecDeque<MessageRef>,
 }
 
 impl PostOffice {
     /// Register a role's addresses (replacing earlier ones for that name).
     pub fn register(&mut self, name: &str, addresses: BTreeSet<String>) {
-        match self.members.iter_mut().find(|(n, _)| n == name) {
-            Some(entry) => entry.1 = addresses,
-            None => self.members.push((name.to_string(), addresses)),
+        match self.index.get(name) {
+            Some(&i) => self.members[i].addresses = addresses,
+            None => {
+                self.index.insert(name.to_string(), self.members.len());
+                self.members.push(Member {
+                    name: name.to_string(),
+                    addresses,
+                    listener: self.listeners.contains(name),
+                    buffer: self.strays.remove(name).unwrap_or_default(),
+                });
+                *self.names.get_mut() = None;
+            }
         }
-        self.buffers.entry(name.to_string()).or_default();
     }
 
     /// Let `name` receive every published message, whoever it is for
@@ -34,6 +66,9 @@ impl PostOffice {
     /// decided by its watch list when it observes.
     pub fn listen_to_all(&mut self, name: &str) {
         self.listeners.insert(name.to_string());
+        if let Some(&i) = self.index.get(name) {
+            self.members[i].listener = true;
+        }
     }
 
     /// Deliver to every matching role (and every listener) and record in
@@ -41,10 +76,12 @@ impl PostOffice {
     /// worth a warning); listeners do not count.
     pub fn publish(&mut self, message: MessageRef) -> usize {
         let mut delivered = 0;
-        for (name, addresses) in &self.members {
-            let for_it = message.is_for(addresses);
-            if for_it || (self.listeners.contains(name) && message.sent_from != *name) {
-                self.buffers.entry(name.clone()).or_default().push_back(message.clone());
+        // `Message::is_for`, with "sent to all" asked once per message.
+        let to_all = message.send_to.contains(ALL);
+        for member in &mut self.members {
+            let for_it = to_all || message.is_for_one_of(&member.addresses);
+            if for_it || (member.listener && message.sent_from != member.name) {
+                member.buffer.push_back(message.clone());
                 delivered += usize::from(for_it);
             }
         }
@@ -54,29 +91,38 @@ impl PostOffice {
 
     /// Put a message into one role's buffer, bypassing routing and history.
     pub fn deliver_to(&mut self, name: &str, message: MessageRef) {
-        self.buffers.entry(name.to_string()).or_default().push_back(message);
+        match self.index.get(name) {
+            Some(&i) => self.members[i].buffer.push_back(message),
+            None => self.strays.entry(name.to_string()).or_default().push_back(message),
+        }
     }
 
     /// Empty a role's buffer, oldest first.
     pub fn take(&mut self, name: &str) -> Vec<MessageRef> {
-        self.buffers.get_mut(name).map(|b| b.drain(..).collect()).unwrap_or_default()
+        self.buffer_mut(name).map(|b| Vec::from(std::mem::take(b))).unwrap_or_default()
     }
 
     pub fn buffered(&self, name: &str) -> usize {
-        self.buffers.get(name).map_or(0, VecDeque::len)
+        self.buffer(name).map_or(0, VecDeque::len)
     }
 
     /// A role's buffer without taking it (for saving).
     pub fn peek(&self, name: &str) -> Vec<MessageRef> {
-        self.buffers.get(name).map(|b| b.iter().cloned().collect()).unwrap_or_default()
+        self.buffer(name).map(|b| b.iter().cloned().collect()).unwrap_or_default()
     }
 
     pub fn role_names(&self) -> Vec<String> {
-        self.members.iter().map(|(n, _)| n.clone()).collect()
+        self.members.iter().map(|m| m.name.clone()).collect()
+    }
+
+    /// The role names in hiring order, shared: the same `Rc` until a role
+    /// is registered under a new name, so callers may key caches on it.
+    pub fn names(&self) -> Rc<[String]> {
+        self.names.borrow_mut().get_or_insert_with(|| self.members.iter().map(|m| m.name.clone()).collect()).clone()
     }
 
     pub fn addresses(&self, name: &str) -> Option<&BTreeSet<String>> {
-        self.members.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+        self.index.get(name).map(|&i| &self.members[i].addresses)
     }
 
     pub fn history(&self) -> &[MessageRef] {
@@ -86,7 +132,93 @@ impl PostOffice {
     pub(crate) fn restore(&mut self, history: Vec<MessageRef>, buffers: Vec<(String, Vec<MessageRef>)>) {
         self.history = history;
         for (name, messages) in buffers {
-            self.buffers.insert(name, messages.into_iter().collect());
+            let messages: VecDeque<MessageRef> = messages.into();
+            match self.index.get(&name) {
+                Some(&i) => self.members[i].buffer = messages,
+                None => {
+                    self.strays.insert(name, messages);
+                }
+            }
         }
+    }
+
+    fn buffer(&self, name: &str) -> Option<&VecDeque<MessageRef>> {
+        match self.index.get(name) {
+            Some(&i) => Some(&self.members[i].buffer),
+            None => self.strays.get(name),
+        }
+    }
+
+    fn buffer_mut(&mut self, name: &str) -> Option<&mut VecDeque<MessageRef>> {
+        match self.index.get(name) {
+            Some(&i) => Some(&mut self.members[i].buffer),
+            None => self.strays.get_mut(name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::core::message::{Message, MessageId};
+
+    fn addrs(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn msg(id: u64, to: &[&str], from: &str) -> MessageRef {
+        Rc::new(Message::new(MessageId(id), "x").to(to.iter().copied()).from_role(from))
+    }
+
+    fn ids(list: &[MessageRef]) -> Vec<u64> {
+        list.iter().map(|m| m.id.0).collect()
+    }
+
+    #[test]
+    fn routes_by_address_and_counts_only_addressees() {
+        let mut post = PostOffice::default();
+        post.register("Alice", addrs(&["Alice", "PM"]));
+        post.register("Bob", addrs(&["Bob", "Engineer"]));
+        post.listen_to_all("Mike");
+        post.register("Mike", addrs(&["Mike", "Leader"]));
+        assert_eq!(post.publish(msg(1, &[ALL], "")), 3);
+        assert_eq!(post.publish(msg(2, &["Engineer"], "Alice")), 1);
+        assert_eq!(post.publish(msg(3, &["Nobody"], "Mike")), 0);
+        assert_eq!(post.publish(msg(4, &["Nobody"], "Bob")), 0);
+        assert_eq!(ids(&post.take("Alice")), [1]);
+        assert_eq!(ids(&post.take("Bob")), [1, 2]);
+        // The listener hears everything but its own.
+        assert_eq!(ids(&post.take("Mike")), [1, 2, 4]);
+        assert_eq!(post.take("Mike"), []);
+        assert_eq!(ids(post.history()), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn buffers_of_unregistered_names_wait_for_their_role() {
+        let mut post = PostOffice::default();
+        post.deliver_to("Eve", msg(1, &["Eve"], ""));
+        post.restore(vec![], vec![("Zed".into(), vec![msg(2, &[ALL], "")])]);
+        assert_eq!((post.buffered("Eve"), post.buffered("Zed")), (1, 1));
+        post.register("Eve", addrs(&["Eve"]));
+        post.publish(msg(3, &[ALL], ""));
+        assert_eq!(ids(&post.peek("Eve")), [1, 3]);
+        assert_eq!(ids(&post.take("Zed")), [2]);
+        assert_eq!(post.buffered("Zed"), 0);
+    }
+
+    #[test]
+    fn names_are_shared_until_a_new_role_registers() {
+        let mut post = PostOffice::default();
+        post.register("A", addrs(&["A"]));
+        let first = post.names();
+        assert!(Rc::ptr_eq(&first, &post.names()));
+        post.register("A", addrs(&["A", "X"]));
+        assert!(Rc::ptr_eq(&first, &post.names()));
+        assert_eq!(post.addresses("A"), Some(&addrs(&["A", "X"])));
+        post.register("B", addrs(&["B"]));
+        assert_eq!(&*post.names(), ["A".to_string(), "B".to_string()]);
+        assert_eq!(post.role_names(), ["A", "B"]);
     }
 }

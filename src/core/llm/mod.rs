@@ -72,6 +72,15 @@ impl ChatRequest {
     pub fn prompt_chars(&self) -> usize {
         self.messages.iter().map(|m| m.content.chars().count()).sum()
     }
+
+    /// The prompt's length in bytes: for the estimates made on every call
+    /// (the budget check, the scripted model), where counting characters
+    /// would be a pass over the whole prompt each time. For ASCII it equals
+    /// [`ChatRequest::prompt_chars`]; otherwise it is larger, which errs on
+    /// the side of the budget.
+    pub fn prompt_bytes(&self) -> usize {
+        self.messages.iter().map(|m| m.content.len()).sum()
+    }
 }
 
 /// Token counts of one call.
@@ -84,7 +93,8 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// A rough estimate (about four characters a token), marked as such.
+    /// A rough estimate (about four characters, or four bytes, a token),
+    /// marked as such.
     pub fn estimate(prompt_chars: usize, completion_chars: usize) -> Self {
         Self {
             prompt_tokens: (prompt_chars as u64).div_ceil(4),
@@ -196,12 +206,18 @@ pub trait Llm {
     }
 }
 
-impl fmt::Display for ChatRole {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl ChatRole {
+    pub fn as_str(&self) -> &'static str {
+        match self {
             ChatRole::System => "system",
             ChatRole::User => "user",
             ChatRole::Assistant => "assistant",
-        })
+        }
+    }
+}
+
+impl fmt::Display for ChatRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }

@@ -18,7 +18,8 @@ use crate::core::yield_now::yield_now;
 /// One scripted answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
-    /// Answer with this text; usage is estimated from the characters unless set.
+    /// Answer with this text; usage is estimated (prompt bytes, answer
+    /// characters) unless set.
     Text { text: String, usage: Option<Usage> },
     /// Fail the call with this error.
     Fail(LlmError),
@@ -123,7 +124,7 @@ impl Llm for ScriptedLlm {
     }
 
     fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
-        let prompt_chars = request.prompt_chars();
+        let prompt_bytes = request.prompt_bytes();
         let model = self.model.clone();
         let chunk_chars = self.chunk_chars.max(1);
         // The turn is taken when the call is made, not when the stream is
@@ -134,12 +135,21 @@ impl Llm for ScriptedLlm {
             match turn {
                 Turn::Fail(e) => vec![Err(e)],
                 Turn::Text { text, usage } => {
-                    let chars: Vec<char> = text.chars().collect();
-                    let mut events: Vec<Result<StreamEvent, LlmError>> = chars
-                        .chunks(chunk_chars)
-                        .map(|c| Ok(StreamEvent::Delta(c.iter().collect())))
-                        .collect();
-                    let usage = usage.unwrap_or_else(|| Usage::estimate(prompt_chars, chars.len()));
+                    // Deltas of `chunk_chars` characters each.
+                    let mut events: Vec<Result<StreamEvent, LlmError>> = Vec::new();
+                    let (mut start, mut in_chunk, mut chars) = (0, 0, 0);
+                    for (i, _) in text.char_indices() {
+                        if in_chunk == chunk_chars {
+                            events.push(Ok(StreamEvent::Delta(text[start..i].to_string())));
+                            (start, in_chunk) = (i, 0);
+                        }
+                        in_chunk += 1;
+                        chars += 1;
+                    }
+                    if start < text.len() {
+                        events.push(Ok(StreamEvent::Delta(text[start..].to_string())));
+                    }
+                    let usage = usage.unwrap_or_else(|| Usage::estimate(prompt_bytes, chars));
                     events.push(Ok(StreamEvent::Done(Completion { text, finish: FinishReason::Stop, usage, model })));
                     events
                 }
@@ -189,6 +199,29 @@ mod tests {
         assert!(events.len() > 2);
         assert_eq!(deltas, "a fairly long answer of more than sixteen chars");
         assert!(matches!(events.last(), Some(Ok(StreamEvent::Done(c))) if c.usage.estimated));
+    }
+
+    #[test]
+    fn deltas_are_chunk_chars_characters_each() {
+        for (text, chunk, want) in [
+            ("", 3, vec![]),
+            ("abcdefg", 3, vec!["abc", "def", "g"]),
+            ("abcdef", 3, vec!["abc", "def"]),
+            ("héllo wörld", 2, vec!["hé", "ll", "o ", "wö", "rl", "d"]),
+        ] {
+            let llm = ScriptedLlm { chunk_chars: chunk, ..ScriptedLlm::from_texts("m", [text]) };
+            let events: Vec<_> = block_on(llm.stream(ChatRequest::new("m", vec![])).collect::<Vec<_>>());
+            let deltas: Vec<String> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Ok(StreamEvent::Delta(d)) => Some(d.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(deltas, want, "{text:?}");
+            let Some(Ok(StreamEvent::Done(done))) = events.last() else { panic!("no Done") };
+            assert_eq!(done.usage.completion_tokens, (text.chars().count() as u64).div_ceil(4));
+        }
     }
 
     #[test]
