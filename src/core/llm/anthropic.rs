@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
-use super::sse::{SseDecoder, SseEvent};
+use super::framing::{EventDecoder, EventStream};
+use super::sse::SseEvent;
 use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
 
 /// Where Anthropic's API lives when no base URL is configured.
@@ -82,66 +83,44 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     })
 }
 
-/// Decodes a streamed messages answer from raw bytes.
-///
-/// [`feed`](Self::feed) yields a `Delta` per piece of text, then `Done` at
-/// `message_stop`, or an error; after either it yields nothing more.
-/// [`finish`](Self::finish) reports what the end of the bytes means:
-/// truncation unless the stream was already over.
+/// What Anthropic message events mean: a `Delta` per text delta, then `Done` at
+/// `message_stop`, or an error (an `error` event included).
 #[derive(Debug, Clone)]
-pub struct AnthropicStream {
-    sse: SseDecoder,
+pub struct AnthropicEvents {
     prompt_chars: usize,
     model: String,
     text: String,
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
-    over: bool,
 }
+
+/// Decodes a streamed answer from raw bytes (see [`EventStream`]).
+pub type AnthropicStream = EventStream<AnthropicEvents>;
 
 impl AnthropicStream {
     /// `prompt_chars` estimates prompt tokens if the server reports no usage.
     pub fn new(prompt_chars: usize) -> Self {
-        Self {
-            sse: SseDecoder::default(),
+        EventStream::with(AnthropicEvents {
             prompt_chars,
             model: String::new(),
             text: String::new(),
             stop_reason: None,
             usage: None,
-            over: false,
-        }
+        })
     }
 
     /// A decoder for the answer to `request` (its model name is the fallback
     /// when the server names none).
     pub fn for_request(request: &ChatRequest) -> Self {
-        Self { model: request.model.clone(), ..Self::new(request.prompt_chars()) }
+        let mut stream = Self::new(request.prompt_chars());
+        stream.decoder_mut().model = request.model.clone();
+        stream
     }
+}
 
-    /// Decode another network chunk.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
-        let mut out = Vec::new();
-        for event in self.sse.feed(bytes) {
-            if self.over {
-                break;
-            }
-            if let Some(result) = self.on_event(event, &mut out) {
-                self.over = true;
-                out.push(result);
-            }
-        }
-        out
-    }
-
-    /// The end of the bytes. `Ok` if the stream already ended (with `Done` or
-    /// an error); otherwise `message_stop` never came and the answer is truncated.
-    pub fn finish(self) -> Result<(), LlmError> {
-        if self.over {
-            Ok(())
-        } else {
-            Err(LlmError::Truncated { partial_text: self.text })
-        }
+impl EventDecoder for AnthropicEvents {
+    fn partial_text(self) -> String {
+        self.text
     }
 
     /// Handle one event, pushing deltas; returns the final item, if this ends the stream.
@@ -198,6 +177,9 @@ impl AnthropicStream {
         }
         None
     }
+}
+
+impl AnthropicEvents {
 
     fn push_text(&mut self, text: Option<String>, out: &mut Vec<Result<StreamEvent, LlmError>>) {
         if let Some(text) = text.filter(|t| !t.is_empty()) {

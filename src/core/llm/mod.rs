@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod client;
+pub mod framing;
 pub mod http;
 pub mod openai;
 pub mod presets;

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
-use super::sse::{SseDecoder, SseEvent};
+use super::framing::{EventDecoder, EventStream};
+use super::sse::SseEvent;
 use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
 
 /// Build `POST {base_url}/chat/completions`. A missing or blank key sends no
@@ -70,68 +71,46 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     })
 }
 
-/// Decodes a streamed chat completion from raw bytes.
-///
-/// [`feed`](Self::feed) yields a `Delta` per piece of text of the first
-/// choice, then `Done` when `data: [DONE]` arrives, or an error; after either,
-/// it yields nothing more. [`finish`](Self::finish) reports what the end of
-/// the bytes means: truncation unless the stream was already over.
+/// What OpenAI chat-completion chunks mean: a `Delta` per piece of text of the
+/// first choice, then `Done` at `data: [DONE]`, or an error.
 #[derive(Debug, Clone)]
-pub struct OpenAiStream {
-    sse: SseDecoder,
+pub struct OpenAiEvents {
     prompt_chars: usize,
     model: String,
     text: String,
     finish_reason: Option<String>,
     refused: bool,
     usage: Option<Usage>,
-    over: bool,
 }
+
+/// Decodes a streamed answer from raw bytes (see [`EventStream`]).
+pub type OpenAiStream = EventStream<OpenAiEvents>;
 
 impl OpenAiStream {
     /// `prompt_chars` estimates prompt tokens if the server reports no usage.
     pub fn new(prompt_chars: usize) -> Self {
-        Self {
-            sse: SseDecoder::default(),
+        EventStream::with(OpenAiEvents {
             prompt_chars,
             model: String::new(),
             text: String::new(),
             finish_reason: None,
             refused: false,
             usage: None,
-            over: false,
-        }
+        })
     }
 
     /// A decoder for the answer to `request` (its model name is the fallback
     /// when the server names none).
     pub fn for_request(request: &ChatRequest) -> Self {
-        Self { model: request.model.clone(), ..Self::new(request.prompt_chars()) }
+        let mut stream = Self::new(request.prompt_chars());
+        stream.decoder_mut().model = request.model.clone();
+        stream
     }
+}
 
-    /// Decode another network chunk.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
-        let mut out = Vec::new();
-        for event in self.sse.feed(bytes) {
-            if self.over {
-                break;
-            }
-            if let Some(result) = self.on_event(event, &mut out) {
-                self.over = true;
-                out.push(result);
-            }
-        }
-        out
-    }
-
-    /// The end of the bytes. `Ok` if the stream already ended (with `Done` or
-    /// an error); otherwise `[DONE]` never came and the answer is truncated.
-    pub fn finish(self) -> Result<(), LlmError> {
-        if self.over {
-            Ok(())
-        } else {
-            Err(LlmError::Truncated { partial_text: self.text })
-        }
+impl EventDecoder for OpenAiEvents {
+    fn partial_text(self) -> String {
+        self.text
     }
 
     /// Handle one event, pushing deltas; returns the final item, if this ends the stream.
@@ -183,6 +162,9 @@ impl OpenAiStream {
         }
         None
     }
+}
+
+impl OpenAiEvents {
 
     fn completion(&mut self) -> Completion {
         let text = std::mem::take(&mut self.text);

@@ -1,0 +1,68 @@
+//! The framing every streaming codec shares: SSE events in, stream events
+//! out, nothing after the end, and "the bytes ended before the provider said
+//! it was done" reported as truncation with the text so far.
+//!
+//! A codec supplies only what its events mean ([`EventDecoder`]); it does
+//! not repeat the loop, the end-of-stream rule or the truncation rule.
+
+use super::sse::{SseDecoder, SseEvent};
+use super::{LlmError, StreamEvent};
+
+/// What one protocol's events mean.
+pub trait EventDecoder {
+    /// Handle one event, pushing deltas to `out`; return the final item
+    /// (`Done` or an error) when this event ends the stream.
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<Result<StreamEvent, LlmError>>) -> Option<Result<StreamEvent, LlmError>>;
+
+    /// The text received so far (kept in a truncation error).
+    fn partial_text(self) -> String;
+}
+
+/// Decodes a provider's streamed answer from raw bytes.
+///
+/// [`feed`](Self::feed) yields deltas, then `Done` or an error; after
+/// either, nothing more. [`finish`](Self::finish) reports what the end of
+/// the bytes means: truncation unless the stream was already over.
+#[derive(Debug, Clone)]
+pub struct EventStream<D> {
+    sse: SseDecoder,
+    decoder: D,
+    over: bool,
+}
+
+impl<D: EventDecoder> EventStream<D> {
+    pub(crate) fn with(decoder: D) -> Self {
+        Self { sse: SseDecoder::default(), decoder, over: false }
+    }
+
+    /// Decode another network chunk.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
+        let mut out = Vec::new();
+        for event in self.sse.feed(bytes) {
+            if self.over {
+                break;
+            }
+            if let Some(result) = self.decoder.on_event(event, &mut out) {
+                self.over = true;
+                out.push(result);
+            }
+        }
+        out
+    }
+
+    /// The end of the bytes. `Ok` if the stream already ended (with `Done`
+    /// or an error); otherwise it was cut short and the answer is truncated.
+    pub fn finish(self) -> Result<(), LlmError> {
+        if self.over {
+            Ok(())
+        } else {
+            Err(LlmError::Truncated { partial_text: self.decoder.partial_text() })
+        }
+    }
+}
+
+impl<D> EventStream<D> {
+    pub(crate) fn decoder_mut(&mut self) -> &mut D {
+        &mut self.decoder
+    }
+}
