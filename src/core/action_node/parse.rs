@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::compile::{CLOSE_TAG, OPEN_TAG};
 use super::{ActionNode, FieldType};
+use crate::core::json_scan::outside_strings;
 
 /// Why an answer could not be used. The text is written for the model as much
 /// as for a person: it is sent back verbatim on a retry.
@@ -145,20 +146,8 @@ fn json_fence(answer: &str) -> Option<&str> {
 fn first_object(text: &str) -> Option<&str> {
     let start = text.find('{')?;
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, c) in text[start..].char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (offset, c) in outside_strings(&text[start..]) {
         match c {
-            '"' => in_string = true,
             '{' => depth += 1,
             '}' => {
                 depth -= 1;

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::repair::{python_to_json, repair_json, Repairs};
 use crate::core::commands::Command;
+use crate::core::json_scan::outside_strings;
 
 /// What the answer gave.
 #[derive(Debug, Clone, PartialEq)]
@@ -224,23 +225,7 @@ fn fences(answer: &str) -> Vec<(&str, &str)> {
 
 /// The first "```" that is not inside a JSON string.
 fn fence_end_outside_strings(text: &str) -> Option<usize> {
-    let mut in_string = false;
-    let mut escaped = false;
-    for (at, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if text[at..].starts_with("```") {
-            return Some(at);
-        }
-    }
-    None
+    outside_strings(text).map(|(at, _)| at).find(|&at| text[at..].starts_with("```"))
 }
 
 /// The position of the first `[` at or after `from` that opens a list of
@@ -257,20 +242,8 @@ fn list_start(text: &str, from: usize) -> Option<usize> {
 /// do not count), or `None` when it never closes.
 fn balanced(text: &str, start: usize) -> Option<&str> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, c) in text[start..].char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (offset, c) in outside_strings(&text[start..]) {
         match c {
-            '"' => in_string = true,
             '[' | '{' => depth += 1,
             ']' | '}' => {
                 depth = depth.saturating_sub(1);
