@@ -39,7 +39,8 @@ step "test servers (node --test)" node --test tests/support/
 # 3. Start the scripted LLM server for the browser layers. The wasm tests
 #    bake its URL in at compile time, so a stable port spares a rebuild of
 #    every wasm test crate on the next run; if the port is taken, any free
-#    port works (the tests then recompile).
+#    port works (the tests then recompile). TABTEAM_TEST_PORT picks
+#    another stable port (parallel checkouts on one machine).
 start_llm_server() {
   node tests/support/llm-server.mjs --exit-with-parent --port "$1" > "$LOGS/llm-server.out" 2> "$LOGS/llm-server.err" &
   SERVER_PID=$!
@@ -50,7 +51,7 @@ start_llm_server() {
   done
   return 1
 }
-start_llm_server 41733 || { SERVER_PID=""; start_llm_server 0; } || true
+start_llm_server "${TABTEAM_TEST_PORT:-41733}" || { SERVER_PID=""; start_llm_server 0; } || true
 LLM_SERVER_URL="$(sed -n 's/^LLM_SERVER_URL=//p' "$LOGS/llm-server.out")"
 [ -n "$LLM_SERVER_URL" ] || { echo "the test LLM server did not start:"; cat "$LOGS/llm-server.err"; exit 1; }
 export LLM_SERVER_URL
