@@ -2,42 +2,27 @@
 // model output that tries to run script in the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot } from './harness.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 
 let env;
 let llm;
 before(async () => {
-  env = await startSite();
-  llm = await startLlmServer();
+  env = await startSiteAndLlm();
+  llm = env.llm;
 });
 after(async () => {
   await env?.close();
-  await llm?.close();
 });
 
-async function script(model, turns) {
-  const res = await fetch(`${llm.url}/_control/script`, { method: 'POST', body: JSON.stringify({ key: model, turns }) });
-  assert.equal(res.status, 200, await res.text());
-}
-
 async function start(page, model, { team = 'assistant', budget = 3, priceIn = 1, priceOut = 2 } = {}) {
-  await page.getByTestId('preset').selectOption('custom');
-  await page.getByTestId('base-url').fill(`${llm.url}/v1`);
-  await page.getByTestId('model').fill(model);
-  for (const [id, value] of [['price-in', priceIn], ['price-out', priceOut], ['budget', budget]]) {
-    await page.getByTestId(id).fill(String(value));
-    await page.getByTestId(id).dispatchEvent('change');
-  }
-  await page.getByTestId('team').selectOption(team);
-  await page.getByTestId('key').fill('sk-wrong-key');
+  await configure(page, llm, model, { team, budget, priceIn, priceOut, key: 'sk-wrong-key' });
   await page.getByLabel('Your idea').fill('hello there');
   await page.getByTestId('start').click();
 }
 
 test('a bad key says so and what to do', async () => {
   const model = 'e2e-401';
-  await script(model, [{ status: 401, text: 'Incorrect API key provided: sk-wron*******' }]);
+  await script(llm, model, [{ status: 401, text: 'Incorrect API key provided: sk-wron*******' }]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model);
   const status = page.getByTestId('status').filter({ hasText: 'Paused after an error' });
@@ -47,7 +32,7 @@ test('a bad key says so and what to do', async () => {
   assert.match(text, /check the key in Settings/);
   assert.ok(!text.includes('sk-wrong-key'), 'the key is never shown');
   await screenshot(page, 'error-bad-key');
-  const log = (await (await fetch(`${llm.url}/_control/log`)).json()).filter((e) => e.model === model);
+  const log = await requests(llm, model);
   assert.equal(log.length, 1, 'a 401 is not retried');
   await context.close();
 });
@@ -55,14 +40,14 @@ test('a bad key says so and what to do', async () => {
 test('a budget used up stops the run with the reason', async () => {
   const model = 'e2e-budget';
   // The first answer costs far more than the budget ($1000 per million tokens).
-  await script(model, [{ text: 'TASK', usage: { prompt_tokens: 1000, completion_tokens: 1000 } }]);
+  await script(llm, model, [{ text: 'TASK', usage: { prompt_tokens: 1000, completion_tokens: 1000 } }]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model, { budget: 0.5, priceIn: 1000, priceOut: 1000 });
   const status = page.getByTestId('status').filter({ hasText: 'budget is used up' });
   await status.waitFor({ timeout: 15000 });
   assert.match(await status.textContent(), /Raise the budget in Settings, then resume/);
   await screenshot(page, 'error-budget');
-  const log = (await (await fetch(`${llm.url}/_control/log`)).json()).filter((e) => e.model === model);
+  const log = await requests(llm, model);
   assert.equal(log.length, 1, 'no call after the budget ran out');
   await context.close();
 });
@@ -77,7 +62,7 @@ test('model output cannot run script in the page', async () => {
     '[click me](javascript:window.__pwned=\'link\')',
     '<a href="javascript:window.__pwned=\'a\'">a tag</a>',
   ].join('\n\n');
-  await script(model, [{ text: 'QUICK' }, { text: hostile }]);
+  await script(llm, model, [{ text: 'QUICK' }, { text: hostile }]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await start(page, model);
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startStaticServer } from '../support/static-server.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = join(here, '..', '..');
@@ -59,4 +60,48 @@ export async function screenshot(page, name) {
   const path = join(screenshotDir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** Start the site and the local scripted LLM server together. */
+export async function startSiteAndLlm(options) {
+  const env = await startSite(options);
+  const llm = await startLlmServer();
+  return {
+    ...env,
+    llm,
+    async close() {
+      await env.close();
+      await llm.close();
+    },
+  };
+}
+
+/** Give the local LLM server the turns to answer for `model`. */
+export async function script(llm, model, turns) {
+  const res = await fetch(`${llm.url}/_control/script`, { method: 'POST', body: JSON.stringify({ key: model, turns }) });
+  if (res.status !== 200) throw new Error(`scripting ${model}: ${res.status} ${await res.text()}`);
+}
+
+/** The requests the local LLM server saw for `model` (keys redacted). */
+export async function requests(llm, model) {
+  return (await (await fetch(`${llm.url}/_control/log`)).json()).filter((e) => e.model === model);
+}
+
+/**
+ * Point the settings panel at the local server as a custom
+ * OpenAI-compatible provider. Numbers are committed with a change event,
+ * as a person leaving the field would.
+ */
+export async function configure(page, llm, model, { rounds, budget = 3, priceIn = 1, priceOut = 2, team, key = 'sk-e2e-test-key' } = {}) {
+  await page.getByTestId('preset').selectOption('custom');
+  await page.getByTestId('base-url').fill(`${llm.url}/v1`);
+  await page.getByTestId('model').fill(model);
+  const numbers = [['price-in', priceIn], ['price-out', priceOut], ['budget', budget]];
+  if (rounds !== undefined) numbers.push(['rounds', rounds]);
+  for (const [id, value] of numbers) {
+    await page.getByTestId(id).fill(String(value));
+    await page.getByTestId(id).dispatchEvent('change');
+  }
+  if (team) await page.getByTestId('team').selectOption(team);
+  await page.getByTestId('key').fill(key);
 }

@@ -3,45 +3,22 @@
 // screenshot of each stage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot } from './harness.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 let env;
 let llm;
 before(async () => {
-  env = await startSite();
-  llm = await startLlmServer();
+  env = await startSiteAndLlm();
+  llm = env.llm;
 });
 after(async () => {
   await env?.close();
-  await llm?.close();
 });
-
-async function script(model, turns) {
-  const res = await fetch(`${llm.url}/_control/script`, { method: 'POST', body: JSON.stringify({ key: model, turns }) });
-  assert.equal(res.status, 200, await res.text());
-}
-
-/** Point the settings at the local server as a custom OpenAI-compatible provider. */
-async function configure(page, model, { rounds = 20, budget = 3 } = {}) {
-  await page.getByTestId('preset').selectOption('custom');
-  await page.getByTestId('base-url').fill(`${llm.url}/v1`);
-  await page.getByTestId('model').fill(model);
-  await page.getByTestId('price-in').fill('1');
-  await page.getByTestId('price-in').dispatchEvent('change');
-  await page.getByTestId('price-out').fill('2');
-  await page.getByTestId('price-out').dispatchEvent('change');
-  await page.getByTestId('key').fill('sk-e2e-test-key');
-  await page.getByTestId('rounds').fill(String(rounds));
-  await page.getByTestId('rounds').dispatchEvent('change');
-  await page.getByTestId('budget').fill(String(budget));
-  await page.getByTestId('budget').dispatchEvent('change');
-}
 
 test('first visit, settings, idea, and the company builds a 2048 game', async () => {
   const model = 'e2e-company-2048';
-  await script(model, companyTurns());
+  await script(llm, model, companyTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await page.getByRole('heading', { name: 'What it does' }).waitFor({ timeout: 15000 });
   assert.match(await page.textContent('body'), /goes only from this browser to the provider you choose/);
@@ -51,7 +28,7 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.equal(await page.getByTestId('start').isDisabled(), true);
   assert.match(await page.getByTestId('problems').textContent(), /Type your idea/);
 
-  await configure(page, model);
+  await configure(page, llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   await screenshot(page, 'journey-2-settings');
   assert.equal(await page.getByTestId('problems').textContent(), '');
@@ -83,8 +60,7 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   await screenshot(page, 'journey-4-prd');
 
   // The key went to the provider, and only as the Authorization header.
-  const log = await (await fetch(`${llm.url}/_control/log`)).json();
-  const mine = log.filter((e) => e.model === model);
+  const mine = await requests(llm, model);
   assert.equal(mine.length, companyTurns().length);
   assert.ok(mine.every((e) => e.headers.authorization === `<redacted:${'Bearer sk-e2e-test-key'.length} chars>`));
   assert.deepEqual(problems, []);
