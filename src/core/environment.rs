@@ -41,8 +41,8 @@ impl Environment {
         Self {
             roles: Vec::new(),
             world: World {
-                post: RefCell::new(PostOffice::default()),
-                ids: RefCell::new(IdSource::default()),
+                post: Rc::new(RefCell::new(PostOffice::default())),
+                ids: Rc::new(RefCell::new(IdSource::default())),
                 ledger,
                 events: events.clone(),
                 llm,
@@ -50,6 +50,7 @@ impl Environment {
                 files: Rc::new(RefCell::new(ProjectFiles::default())),
                 human: Rc::new(HumanDesk::new(events.clone())),
                 experience: Rc::new(RefCell::new(ExperiencePool::default())),
+                checkpoints: None,
             },
         }
     }

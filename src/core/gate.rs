@@ -18,6 +18,7 @@ use std::rc::Rc;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::Checkpoints;
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
 use super::llm::{ChatMessage, ChatRequest, Llm, LlmError, StreamEvent, Usage};
@@ -150,6 +151,8 @@ pub struct LlmGate {
     journal: Rc<RefCell<CallJournal>>,
     /// The answer is bookkeeping (a classification), not for the conversation.
     quiet: bool,
+    /// Write-through: kept before every call that is made.
+    checkpoints: Option<Rc<Checkpoints>>,
 }
 
 impl LlmGate {
@@ -160,13 +163,18 @@ impl LlmGate {
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: Rc::from(role), events, journal, quiet: false }
+        Self { llm, ledger, role: Rc::from(role), events, journal, quiet: false, checkpoints: None }
     }
 
     /// The same door, for a call whose answer the UI need not show (it is
     /// still metered and journaled).
     pub fn quietly(&self) -> Self {
         Self { quiet: true, ..self.clone() }
+    }
+
+    /// The same door, keeping a checkpoint before each call it makes.
+    pub(crate) fn keeping(self, checkpoints: Rc<Checkpoints>) -> Self {
+        Self { checkpoints: Some(checkpoints), ..self }
     }
 
     pub fn model(&self) -> &str {
@@ -183,6 +191,11 @@ impl LlmGate {
         }
         let prompt_estimate = Usage::estimate(request.prompt_bytes(), 0).prompt_tokens;
         self.ledger.borrow().check(model, prompt_estimate)?;
+        // Nothing this call depends on may be lost if the tab closes while
+        // it streams.
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.keep().await.map_err(RoleError::Storage)?;
+        }
         self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.to_string(), model: model.to_string(), quiet: self.quiet });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();

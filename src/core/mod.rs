@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod action_node;
+pub mod checkpoint;
 pub mod cost;
 pub mod environment;
 pub mod events;

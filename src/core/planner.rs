@@ -27,9 +27,17 @@ pub const MAX_TASKS: usize = 12;
 /// Plan for the latest requirement (if there is no plan yet), then act on
 /// each task. The finished plan is the response.
 pub async fn plan_and_act(role: &mut Role, world: &World) -> Result<MessageRef, RoleError> {
-    if role.state.plan.borrow().goal.is_empty() {
+    // A plan with a goal but no tasks is one whose planning call was cut
+    // short (a failure, a Stop, a reload): plan again.
+    let (no_goal, no_tasks) = {
+        let plan = role.state.plan.borrow();
+        (plan.goal.is_empty(), plan.tasks().is_empty())
+    };
+    if no_goal {
         let goal = role.state.memory.last().map(|m| m.content.clone()).unwrap_or_default();
         *role.state.plan.borrow_mut() = Plan::new(goal);
+    }
+    if no_goal || no_tasks {
         update_plan(role, world, "").await?;
     }
     loop {

@@ -21,6 +21,7 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
 use super::action::{Action, ActionContext, ActionOutput};
+use super::checkpoint::Checkpoints;
 use super::cost::{BudgetError, CostLedger};
 use super::events::{EventSink, TeamEvent};
 use super::experience::ExperiencePool;
@@ -58,6 +59,9 @@ pub enum RoleError {
     Action { action: String, message: String },
     #[error("the plan could not be made: {0}")]
     Plan(String),
+    /// The checkpoint before a call could not be kept (the call is not made).
+    #[error("{0}")]
+    Storage(String),
 }
 
 /// What a role is, fixed when it is hired.
@@ -179,8 +183,8 @@ pub struct RoleState {
 
 /// Everything a role shares with the rest of the team while it runs.
 pub struct World {
-    pub post: RefCell<PostOffice>,
-    pub ids: RefCell<IdSource>,
+    pub post: Rc<RefCell<PostOffice>>,
+    pub ids: Rc<RefCell<IdSource>>,
     pub ledger: Rc<RefCell<CostLedger>>,
     pub events: EventSink,
     /// The model roles use unless they have their own.
@@ -193,6 +197,8 @@ pub struct World {
     pub human: Rc<dyn Human>,
     /// Past runs' requests and the commands that worked (RoleZero's examples).
     pub experience: Rc<RefCell<ExperiencePool>>,
+    /// Write-through, when the team is kept durable (see `checkpoint`).
+    pub checkpoints: Option<Rc<Checkpoints>>,
 }
 
 impl World {
@@ -327,9 +333,29 @@ impl Role {
         text
     }
 
+    /// This role's door to its model. With write-through on, the role's
+    /// state is captured here: it does not change until the gate's calls
+    /// are answered (see `checkpoint`).
     pub(crate) fn gate_for(&self, world: &World) -> LlmGate {
         let llm = self.llm.clone().unwrap_or_else(|| world.llm.clone());
-        LlmGate::new(llm, world.ledger.clone(), &self.spec.name, world.events.clone(), self.state.journal.clone())
+        let gate = LlmGate::new(llm, world.ledger.clone(), &self.spec.name, world.events.clone(), self.state.journal.clone());
+        match &world.checkpoints {
+            Some(checkpoints) => {
+                checkpoints.capture(self);
+                gate.keeping(checkpoints.clone())
+            }
+            None => gate,
+        }
+    }
+
+    /// With write-through on: capture this role and wait until the team as
+    /// it stands is kept (before the role waits on the user).
+    pub async fn checkpoint(&self, world: &World) -> Result<(), RoleError> {
+        if let Some(checkpoints) = &world.checkpoints {
+            checkpoints.capture(self);
+            checkpoints.keep().await.map_err(RoleError::Storage)?;
+        }
+        Ok(())
     }
 
     /// Take the buffer; keep the news (watched actions or addressed to this
@@ -362,6 +388,14 @@ impl Role {
     /// Observe; on news, react and publish the response. A failed reaction
     /// stays pending and is continued by the next run.
     pub async fn run(&mut self, world: &World) -> Result<Option<MessageRef>, RoleError> {
+        let result = self.run_reaction(world).await;
+        if let Some(checkpoints) = &world.checkpoints {
+            checkpoints.capture(self);
+        }
+        result
+    }
+
+    async fn run_reaction(&mut self, world: &World) -> Result<Option<MessageRef>, RoleError> {
         if !self.state.pending {
             if self.observe(world) == 0 {
                 return Ok(None);

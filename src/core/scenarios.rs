@@ -522,3 +522,11 @@ fn restore_rejects_a_snapshot_of_another_team_or_a_newer_schema() {
 
 #[allow(dead_code)]
 fn _assert_message_ref_is_shared(_: MessageRef) {}
+
+cross_test! {
+    async fn plan_and_act_and_a_two_call_action_resume_from_every_checkpoint() {
+        use crate::core::checkpoint::tests::resumes_from_every_checkpoint;
+        let kept = resumes_from_every_checkpoint(&company, MODEL, "make 2048", &company_turns(), &[], 10).await;
+        assert_eq!(kept, company_turns().len());
+    }
+}

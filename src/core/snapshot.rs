@@ -19,7 +19,8 @@ use super::memory::Memory;
 use super::message::{IdSource, Message, MessageId, MessageRef};
 use super::gate::{CallJournal, JournalEntry};
 use super::plan::Plan;
-use super::role::ReactProgress;
+use super::post::PostOffice;
+use super::role::{ReactProgress, RoleState};
 use super::team::Team;
 
 /// Bumped whenever the saved shape changes; `restore` migrates older ones.
@@ -68,49 +69,68 @@ pub enum SnapshotError {
     MissingMessage(MessageId),
 }
 
+/// A snapshot of the team-level parts and the roles' states (the live ones,
+/// or the ones a checkpoint captured). Every message is kept once.
+pub(crate) fn compose<'a>(
+    idea: &str,
+    round: u32,
+    ids: &IdSource,
+    ledger: &CostLedger,
+    post: &PostOffice,
+    files: &ProjectFiles,
+    roles: impl Iterator<Item = (&'a str, &'a RoleState)>,
+) -> TeamSnapshot {
+    let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
+    let mut ids_of = |list: &[MessageRef]| -> Vec<MessageId> {
+        list.iter()
+            .map(|m| {
+                table.entry(m.id).or_insert_with(|| (**m).clone());
+                m.id
+            })
+            .collect()
+    };
+    let history = ids_of(post.history());
+    let roles = roles
+        .map(|(name, state)| RoleSnapshot {
+            name: name.to_string(),
+            memory: ids_of(state.memory.all()),
+            working_memory: ids_of(state.working_memory.all()),
+            buffer: ids_of(&post.peek(name)),
+            news: ids_of(&state.news),
+            state: state.state,
+            latest_observed: state.latest_observed,
+            pending: state.pending,
+            progress: state.progress.clone(),
+            plan: state.plan.borrow().clone(),
+            journal: state.journal.borrow().entries().to_vec(),
+        })
+        .collect();
+    TeamSnapshot {
+        schema_version: SCHEMA_VERSION,
+        idea: idea.to_string(),
+        round,
+        ids: ids.clone(),
+        ledger: ledger.clone(),
+        messages: table.into_values().collect(),
+        history,
+        roles,
+        files: files.clone(),
+    }
+}
+
 impl Team {
     /// Everything needed to continue this team later.
     pub fn snapshot(&self) -> TeamSnapshot {
-        let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
-        let mut ids_of = |list: &[MessageRef]| -> Vec<MessageId> {
-            list.iter()
-                .map(|m| {
-                    table.entry(m.id).or_insert_with(|| (**m).clone());
-                    m.id
-                })
-                .collect()
-        };
-        let post = self.env.world.post.borrow();
-        let history = ids_of(post.history());
-        let roles = self
-            .env
-            .roles()
-            .iter()
-            .map(|r| RoleSnapshot {
-                name: r.name().to_string(),
-                memory: ids_of(r.state.memory.all()),
-                working_memory: ids_of(r.state.working_memory.all()),
-                buffer: ids_of(&post.peek(r.name())),
-                news: ids_of(&r.state.news),
-                state: r.state.state,
-                latest_observed: r.state.latest_observed,
-                pending: r.state.pending,
-                progress: r.state.progress.clone(),
-                plan: r.state.plan.borrow().clone(),
-                journal: r.state.journal.borrow().entries().to_vec(),
-            })
-            .collect();
-        TeamSnapshot {
-            schema_version: SCHEMA_VERSION,
-            idea: self.idea.clone(),
-            round: self.round,
-            ids: self.env.world.ids.borrow().clone(),
-            ledger: self.ledger.borrow().clone(),
-            messages: table.into_values().collect(),
-            history,
-            roles,
-            files: self.env.world.files.borrow().clone(),
-        }
+        let world = &self.env.world;
+        compose(
+            &self.idea,
+            self.round,
+            &world.ids.borrow(),
+            &self.ledger.borrow(),
+            &world.post.borrow(),
+            &world.files.borrow(),
+            self.env.roles().iter().map(|r| (r.name(), &r.state)),
+        )
     }
 
     /// Continue from `snapshot`. The team must have been built by the same
@@ -154,6 +174,10 @@ impl Team {
         *self.ledger.borrow_mut() = snapshot.ledger;
         self.idea = snapshot.idea;
         self.round = snapshot.round;
+        if let Some(checkpoints) = &self.env.world.checkpoints {
+            checkpoints.capture_all(self.env.roles());
+            checkpoints.set_team(&self.idea, self.round);
+        }
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::checkpoint::{Checkpoints, Durable};
 use super::cost::{BudgetError, CostLedger};
 use super::environment::{Environment, RoundReport};
 use super::events::{EventSink, StopReason, TeamEvent};
@@ -51,6 +52,26 @@ impl Team {
         }
     }
 
+    /// Keep the team durable from now on: before every model call and every
+    /// question to the user, the team as it stands is handed to `durable`
+    /// and the call waits until it is kept (see `checkpoint`). Call it once
+    /// the roles are hired.
+    pub fn keep_durable(&mut self, durable: Rc<dyn Durable>) {
+        let world = &self.env.world;
+        let checkpoints =
+            Rc::new(Checkpoints::new(durable, world.post.clone(), world.ids.clone(), self.ledger.clone(), world.files.clone()));
+        checkpoints.capture_all(self.env.roles());
+        checkpoints.set_team(&self.idea, self.round);
+        self.env.world.checkpoints = Some(checkpoints);
+    }
+
+    /// Tell the checkpoints about a new idea or round.
+    fn team_changed(&self) {
+        if let Some(checkpoints) = &self.env.world.checkpoints {
+            checkpoints.set_team(&self.idea, self.round);
+        }
+    }
+
     /// Set the budget in dollars.
     pub fn invest(&mut self, budget: f64) {
         self.ledger.borrow_mut().budget = budget;
@@ -59,6 +80,7 @@ impl Team {
     /// Publish the idea as the user's requirement, to everyone.
     pub fn run_project(&mut self, idea: &str) -> MessageRef {
         self.idea = idea.to_string();
+        self.team_changed();
         let message = Rc::new(Message::new(self.env.world.new_id(), idea));
         self.env.publish(message.clone());
         message
@@ -92,6 +114,7 @@ impl Team {
                 }
             }
             self.round += 1;
+            self.team_changed();
             events.emit(TeamEvent::RoundStarted { round: self.round });
             let report = self.env.run_round().await;
             outcome.rounds_run += 1;
@@ -115,8 +138,12 @@ impl Team {
 
 /// Whether a round's failures end the run, and why.
 fn stop_after(report: &RoundReport) -> Option<StopReason> {
-    for (_, e) in &report.failures {
+    for (name, e) in &report.failures {
         match e {
+            // Nothing more may run while changes cannot be saved.
+            RoleError::Storage(message) => {
+                return Some(StopReason::Failed { errors: vec![(name.clone(), message.clone())] })
+            }
             RoleError::Budget(BudgetError::Exhausted { spent, budget }) => {
                 return Some(StopReason::BudgetExhausted { spent: *spent, budget: *budget })
             }

@@ -539,3 +539,12 @@ fn tests_are_written_for_program_logic_only() {
     assert_eq!(test_path("game.js"), "tests/test_game.js");
     assert_eq!(test_path("src/engine/board.py"), "tests/test_board.py");
 }
+
+cross_test! {
+    async fn the_fixed_sop_company_resumes_from_every_checkpoint_without_paying_twice() {
+        use crate::core::checkpoint::tests::resumes_from_every_checkpoint;
+        let turns: Vec<String> = TURNS.iter().map(|t| t.to_string()).collect();
+        let kept = resumes_from_every_checkpoint(&|llm| company(llm, 3.0), MODEL, IDEA, &turns, &[], 20).await;
+        assert_eq!(kept, turns.len());
+    }
+}

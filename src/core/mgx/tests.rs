@@ -175,3 +175,27 @@ cross_test! {
         assert!(ledger.total().cost > 0.0 && ledger.total().cost < 3.0);
     }
 }
+
+fn priced_mgx(llm: &ScriptedLlm) -> crate::core::team::Team {
+    let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
+    let mut prices = PriceTable::empty();
+    prices.set(MODEL, Price::new(1.0, 2.0));
+    team.ledger.borrow_mut().prices = prices;
+    team.invest(3.0);
+    team
+}
+
+cross_test! {
+    async fn the_company_resumes_from_every_checkpoint_without_paying_twice() {
+        use crate::core::checkpoint::tests::resumes_from_every_checkpoint;
+        let kept = resumes_from_every_checkpoint(&priced_mgx, MODEL, "a 2048 game in HTML/JS", &script(), &[], 30).await;
+        assert_eq!(kept, script().len(), "one checkpoint before each call");
+    }
+}
+
+cross_test! {
+    async fn a_checkpoint_that_cannot_be_kept_pauses_the_company() {
+        use crate::core::checkpoint::tests::a_failed_keep_pauses_and_loses_nothing;
+        a_failed_keep_pauses_and_loses_nothing(&priced_mgx, MODEL, "a 2048 game in HTML/JS", &script(), 30).await;
+    }
+}

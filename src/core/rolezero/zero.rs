@@ -238,6 +238,7 @@ impl Reactor for RoleZero {
                     if role.spec.max_react_loop < 10 {
                         break;
                     }
+                    role.checkpoint(world).await?;
                     let answer = world
                         .human
                         .ask(&role.spec.name, "I have reached my limit of steps. Do you want me to continue? Yes or no.")
@@ -419,6 +420,7 @@ impl RoleZero {
                 Err(e) => Err(e.to_string()),
                 Ok(args) => {
                     let question = args.str("question").unwrap_or_default().to_string();
+                    role.checkpoint(world).await?;
                     let answer = world.human.ask(&role.spec.name, &question).await;
                     let trimmed = answer.trim().to_lowercase();
                     if trimmed.ends_with("stop") || trimmed.ends_with(STOP_ANSWER) {

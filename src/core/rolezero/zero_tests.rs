@@ -281,3 +281,17 @@ cross_test! {
         assert_eq!(rest.calls(), 1);
     }
 }
+
+cross_test! {
+    async fn a_question_to_the_user_is_kept_before_it_is_asked_and_asked_again_after_a_reload() {
+        use crate::core::checkpoint::tests::resumes_from_every_checkpoint;
+        let turns = [
+            "TASK".to_string(),
+            cmds(r#"[{"command_name": "RoleZero.ask_human", "args": {"question": "Which colour?"}}]"#),
+            cmds(r#"[{"command_name": "Editor.write", "args": {"path": "colour.txt", "content": "blue"}}, {"command_name": "RoleZero.reply_to_human", "args": {"content": "blue it is"}}, {"command_name": "end"}]"#),
+        ];
+        let build = |llm: &ScriptedLlm| make_team(llm, 50);
+        let kept = resumes_from_every_checkpoint(&build, MODEL, "paint it", &turns, &["blue"], 5).await;
+        assert_eq!(kept, turns.len() + 1, "before each call and before the question");
+    }
+}

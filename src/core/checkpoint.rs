@@ -1,0 +1,116 @@
+//! Write-through for a running team: a consistent `TeamSnapshot` is handed
+//! to a [`Durable`] sink (IndexedDB in the browser) before every model call
+//! and before every question to the user, and the call waits until it is
+//! kept. MetaGPT saves only when a run crashes and loses the messages no
+//! role had consumed; here a reload at any moment loses nothing and no
+//! finished call is paid for twice.
+//!
+//! Why a snapshot can be taken in the middle of a round: the tab is one
+//! thread, and a role's state only changes between its own suspension
+//! points (its model calls and questions). So each role *captures* its
+//! state just before it suspends (when it opens its `LlmGate`, before it
+//! asks the user, and when its run ends), and while it is suspended nothing
+//! of it changes. The shared parts (post office, ids, ledger, files, plans,
+//! call journals) are read live. Together they are the team exactly as it
+//! stands at the checkpoint; restored, each pending role re-runs its
+//! reaction, replays the finished calls from its journal and makes the call
+//! that was in flight again.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+
+use super::cost::CostLedger;
+use super::files::ProjectFiles;
+use super::message::IdSource;
+use super::post::PostOffice;
+use super::role::{Role, RoleState};
+use super::snapshot::{compose, TeamSnapshot};
+
+/// Where checkpoints are kept. An error pauses the run: the call that was
+/// waiting on the checkpoint is not made.
+pub trait Durable {
+    fn keep(&self, snapshot: TeamSnapshot) -> LocalBoxFuture<'static, Result<(), String>>;
+}
+
+/// A running team's checkpoints: the roles' captured states and the live
+/// shared parts, turned into a snapshot on demand.
+pub struct Checkpoints {
+    durable: Rc<dyn Durable>,
+    post: Rc<RefCell<PostOffice>>,
+    ids: Rc<RefCell<IdSource>>,
+    ledger: Rc<RefCell<CostLedger>>,
+    files: Rc<RefCell<ProjectFiles>>,
+    idea: RefCell<String>,
+    round: Cell<u32>,
+    /// Each role's state as of its last capture, in team order.
+    roles: RefCell<Vec<(String, RoleState)>>,
+}
+
+impl Checkpoints {
+    pub(crate) fn new(
+        durable: Rc<dyn Durable>,
+        post: Rc<RefCell<PostOffice>>,
+        ids: Rc<RefCell<IdSource>>,
+        ledger: Rc<RefCell<CostLedger>>,
+        files: Rc<RefCell<ProjectFiles>>,
+    ) -> Self {
+        Self {
+            durable,
+            post,
+            ids,
+            ledger,
+            files,
+            idea: RefCell::default(),
+            round: Cell::new(0),
+            roles: RefCell::default(),
+        }
+    }
+
+    /// The team-level fields a snapshot carries.
+    pub(crate) fn set_team(&self, idea: &str, round: u32) {
+        if *self.idea.borrow() != idea {
+            *self.idea.borrow_mut() = idea.to_string();
+        }
+        self.round.set(round);
+    }
+
+    /// Every role's state, afresh (at the start, and after a restore).
+    pub(crate) fn capture_all(&self, roles: &[Role]) {
+        *self.roles.borrow_mut() = roles.iter().map(|r| (r.name().to_string(), r.state.clone())).collect();
+    }
+
+    /// One role's state as it is now (it is about to suspend, or done).
+    pub(crate) fn capture(&self, role: &Role) {
+        let mut roles = self.roles.borrow_mut();
+        match roles.iter_mut().find(|(name, _)| name == role.name()) {
+            Some((_, state)) => *state = role.state.clone(),
+            None => roles.push((role.name().to_string(), role.state.clone())),
+        }
+    }
+
+    /// The team as it stands now.
+    pub fn snapshot(&self) -> TeamSnapshot {
+        let roles = self.roles.borrow();
+        compose(
+            &self.idea.borrow(),
+            self.round.get(),
+            &self.ids.borrow(),
+            &self.ledger.borrow(),
+            &self.post.borrow(),
+            &self.files.borrow(),
+            roles.iter().map(|(name, state)| (name.as_str(), state)),
+        )
+    }
+
+    /// Hand the current snapshot to the sink and wait until it is kept.
+    pub async fn keep(&self) -> Result<(), String> {
+        let snapshot = self.snapshot();
+        self.durable.keep(snapshot).await
+    }
+}
+
+#[cfg(test)]
+#[path = "checkpoint_tests.rs"]
+pub(crate) mod tests;

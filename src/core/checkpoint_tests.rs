@@ -1,0 +1,168 @@
+//! The write-through promise, checked the hard way: a team is run once with
+//! every checkpoint recorded; then, for *each* checkpoint, a fresh team is
+//! restored from it (as a reloaded tab would be) and run to the end. Each
+//! must finish with the same transcript, the same files and the same cost as
+//! the uninterrupted run, making every call that had not finished exactly
+//! once and no finished call again.
+//!
+//! The team recipes call [`resumes_from_every_checkpoint`] from their own
+//! tests (the MGX company, the fixed-SOP company, the plan-and-act
+//! pipeline, an assistant that asks the user).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+
+use super::{Checkpoints, Durable};
+use crate::core::human::{Human, ScriptedHuman};
+use crate::core::llm::scripted::ScriptedLlm;
+use crate::core::snapshot::TeamSnapshot;
+use crate::core::team::Team;
+
+/// Keeps every checkpoint; fails the keeps listed in `fail_at` (0-based).
+#[derive(Default)]
+pub(crate) struct Recorder {
+    pub kept: RefCell<Vec<TeamSnapshot>>,
+    pub fail_at: RefCell<Vec<usize>>,
+    attempts: RefCell<usize>,
+}
+
+impl Durable for Recorder {
+    fn keep(&self, snapshot: TeamSnapshot) -> LocalBoxFuture<'static, Result<(), String>> {
+        let attempt = {
+            let mut n = self.attempts.borrow_mut();
+            *n += 1;
+            *n - 1
+        };
+        let result = if self.fail_at.borrow().contains(&attempt) {
+            Err("the browser's storage for this site is full".to_string())
+        } else {
+            self.kept.borrow_mut().push(snapshot);
+            Ok(())
+        };
+        Box::pin(async move { result })
+    }
+}
+
+/// What must come out the same: every published message (id, sender,
+/// cause, receivers, content), every file version, and the calls paid for.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Outcome {
+    pub transcript: Vec<String>,
+    pub files: Vec<(String, Vec<String>)>,
+    pub calls: u64,
+}
+
+pub(crate) fn outcome(team: &Team) -> Outcome {
+    let transcript = team
+        .env
+        .history()
+        .iter()
+        .map(|m| format!("#{} {} [{}] → {:?}: {}", m.id, m.sent_from, m.cause_by, m.send_to, m.content))
+        .collect();
+    let files = team.env.world.files.borrow();
+    let files = files.paths().map(|p| (p.to_string(), files.history(p).unwrap_or_default().to_vec())).collect();
+    Outcome { transcript, files, calls: team.ledger.borrow().total().calls }
+}
+
+/// Run `build`'s team on `turns` once uninterrupted, then restored from
+/// each of its checkpoints; returns how many checkpoints were checked.
+pub(crate) async fn resumes_from_every_checkpoint(
+    build: &dyn Fn(&ScriptedLlm) -> Team,
+    model: &str,
+    idea: &str,
+    turns: &[String],
+    human_answers: &[&str],
+    rounds: u32,
+) -> usize {
+    let with_human = |team: &mut Team| {
+        if !human_answers.is_empty() {
+            team.env.world.human = Rc::new(ScriptedHuman::new(human_answers.iter().copied())) as Rc<dyn Human>;
+        }
+    };
+
+    // Without write-through, for reference.
+    let llm = ScriptedLlm::from_texts(model, turns.to_vec());
+    let mut plain = build(&llm);
+    with_human(&mut plain);
+    plain.run_project(idea);
+    plain.run(rounds).await;
+    let want = outcome(&plain);
+    assert_eq!(llm.remaining(), 0, "the script fits the run");
+
+    // With write-through: the same run, checkpoint by checkpoint.
+    let llm = ScriptedLlm::from_texts(model, turns.to_vec());
+    let recorder = Rc::new(Recorder::default());
+    let mut team = build(&llm);
+    with_human(&mut team);
+    team.keep_durable(recorder.clone());
+    team.run_project(idea);
+    team.run(rounds).await;
+    assert_eq!(outcome(&team), want, "keeping checkpoints changes nothing");
+    let kept = recorder.kept.borrow().clone();
+    let count = kept.len();
+    assert!(count >= turns.len(), "a checkpoint before every call: {count} for {} calls", turns.len());
+
+    for (k, snapshot) in kept.into_iter().enumerate() {
+        let finished = snapshot.ledger.total().calls as usize;
+        let rest = ScriptedLlm::from_texts(model, turns[finished..].to_vec());
+        let mut restored = build(&rest);
+        with_human(&mut restored);
+        restored.keep_durable(Rc::new(Recorder::default()));
+        restored.restore(snapshot).unwrap();
+        restored.run(rounds * 2).await;
+        assert_eq!(outcome(&restored), want, "restored from checkpoint {k}");
+        assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: each unfinished call made once, no finished call again");
+    }
+    count
+}
+
+/// A checkpoint that cannot be kept stops the call waiting on it; the
+/// run pauses with the storage error, and resumes once storage works.
+pub(crate) async fn a_failed_keep_pauses_and_loses_nothing(
+    build: &dyn Fn(&ScriptedLlm) -> Team,
+    model: &str,
+    idea: &str,
+    turns: &[String],
+    rounds: u32,
+) {
+    let llm = ScriptedLlm::from_texts(model, turns.to_vec());
+    let mut plain = build(&llm);
+    plain.run_project(idea);
+    plain.run(rounds).await;
+    let want = outcome(&plain);
+
+    let llm = ScriptedLlm::from_texts(model, turns.to_vec());
+    let recorder = Rc::new(Recorder::default());
+    recorder.fail_at.borrow_mut().push(2);
+    let mut team = build(&llm);
+    team.keep_durable(recorder.clone());
+    team.run_project(idea);
+    let paused = team.run(rounds).await;
+    let errors = match &paused.stop {
+        crate::core::events::StopReason::Failed { errors } => errors.clone(),
+        other => panic!("expected a pause on the storage error, got {other:?}"),
+    };
+    assert!(errors.iter().any(|(_, e)| e.contains("storage for this site is full")), "{errors:?}");
+    assert_eq!(llm.calls(), 2, "the call waiting on the failed checkpoint was not made");
+    team.run(rounds * 2).await;
+    assert_eq!(outcome(&team), want);
+    assert_eq!(llm.calls(), turns.len());
+}
+
+#[test]
+fn a_checkpoint_is_the_team_as_it_stands() {
+    // Built straight from the parts: equal to `Team::snapshot` when every
+    // role has just been captured.
+    let llm = ScriptedLlm::from_texts("m", Vec::<String>::new());
+    let mut team = crate::core::recipes::build_team(
+        crate::core::settings::TeamKind::Company,
+        Rc::new(llm),
+        crate::core::events::EventSink::default(),
+    );
+    team.keep_durable(Rc::new(Recorder::default()));
+    team.run_project("make 2048");
+    let checkpoints: Rc<Checkpoints> = team.env.world.checkpoints.clone().unwrap();
+    assert_eq!(checkpoints.snapshot(), team.snapshot());
+}
