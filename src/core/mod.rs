@@ -31,6 +31,7 @@ pub mod snapshot;
 mod scenarios;
 pub mod team;
 pub mod view;
+mod view_restore;
 pub mod yield_now;
 pub mod commands;
 pub mod rolezero;

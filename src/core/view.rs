@@ -203,7 +203,7 @@ impl RunView {
         }
     }
 
-    fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
+    pub(crate) fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
         self.next_id += 1;
         self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, live: false });
         self.entries.len() - 1

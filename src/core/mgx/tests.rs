@@ -199,3 +199,30 @@ cross_test! {
         a_failed_keep_pauses_and_loses_nothing(&priced_mgx, MODEL, "a 2048 game in HTML/JS", &script(), 30).await;
     }
 }
+
+cross_test! {
+    async fn a_reopened_session_shows_the_conversation_it_had() {
+        use crate::core::view::{EntryKind, RunView};
+        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
+        let sink = view.clone();
+        let llm = ScriptedLlm::from_texts(MODEL, script());
+        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::new(move |e| sink.borrow_mut().apply(e)));
+        let mut prices = PriceTable::empty();
+        prices.set(MODEL, Price::new(1.0, 2.0));
+        team.ledger.borrow_mut().prices = prices;
+        team.invest(3.0);
+        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        team.run_project("a 2048 game in HTML/JS");
+        team.run(30).await;
+
+        let live = view.borrow().clone();
+        let restored = RunView::restored(&team.snapshot(), StopReason::Idle);
+        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>)> {
+            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone())).collect()
+        };
+        assert_eq!(lines(&restored), lines(&live));
+        assert_eq!(restored.cost, live.cost);
+        assert!((restored.total_dollars - live.total_dollars).abs() < 1e-12);
+        assert_eq!(restored.state, live.state);
+    }
+}
