@@ -24,6 +24,9 @@ pub enum StopReason {
     /// Every role that ran this round failed (a provider error, say); the
     /// run pauses so nothing is lost.
     Failed { errors: Vec<(String, String)> },
+    /// The tab closed (or reloaded) while the team worked; the session was
+    /// opened again from storage.
+    Interrupted,
 }
 
 /// One thing that happened.

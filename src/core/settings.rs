@@ -62,6 +62,9 @@ pub struct Settings {
     pub team: TeamKind,
     /// Keep the key in this browser's storage (off unless the user ticks it).
     pub remember_key: bool,
+    /// On load, continue a run the closed tab left interrupted, without
+    /// waiting for a click.
+    pub auto_resume: bool,
 }
 
 impl Default for Settings {
@@ -76,6 +79,7 @@ impl Default for Settings {
             rounds: DEFAULT_ROUNDS,
             team: TeamKind::Company,
             remember_key: false,
+            auto_resume: false,
         }
     }
 }

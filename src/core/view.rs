@@ -238,6 +238,9 @@ pub fn stop_text(reason: &StopReason) -> String {
             format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then resume.")
         }
         StopReason::Cancelled => "Stopped by you. Resume to carry on where the team was.".into(),
+        StopReason::Interrupted => "Interrupted: the tab closed while the team was working. Everything up to then was saved; \
+                                    Resume carries on where it was (an answer that was cut off is asked for again)."
+            .into(),
         StopReason::Failed { errors } => {
             let list: Vec<String> = errors.iter().map(|(role, e)| format!("{role}: {e}")).collect();
             format!("Paused after an error. {} Fix it and resume; nothing was lost.", list.join(" "))

@@ -95,3 +95,13 @@ impl RunView {
         }
     }
 }
+
+impl RunView {
+    /// An answer that was streaming when the tab closed: shown, marked as
+    /// abandoned (its call is made again when the session continues).
+    pub fn add_abandoned(&mut self, role: &str, text: &str) {
+        let (thoughts, folded) = split_commands(text);
+        let i = self.push(role, EntryKind::Answer, format!("{thoughts} …(abandoned when the tab closed; asked again on resume)"));
+        self.entries[i].commands = folded;
+    }
+}

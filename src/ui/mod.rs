@@ -7,6 +7,7 @@
 //! questions), and here the page around them.
 
 mod run_view;
+mod sessions;
 mod settings_panel;
 
 use std::rc::Rc;
@@ -16,10 +17,13 @@ use leptos::prelude::*;
 use crate::core::events::TeamEvent;
 use crate::core::plan::Task;
 use crate::core::view::RunView;
+use crate::core::store::SessionRecord;
+use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
 use crate::web::settings_store;
 
 use run_view::RunPanel;
+use sessions::SessionsPanel;
 use settings_panel::SettingsPanel;
 
 /// Mount the app into the page body (the site's entry point).
@@ -39,6 +43,15 @@ pub struct Shared {
     pub files: RwSignal<Vec<(String, u32)>>,
     pub running: RwSignal<bool>,
     pub runner: StoredValue<Option<Rc<Runner>>, LocalStorage>,
+    /// Where sessions are kept (none when the browser offers no IndexedDB).
+    pub store: StoredValue<Option<Rc<IdbStore>>, LocalStorage>,
+    /// The store is open (`store` itself is not reactive).
+    pub store_ready: RwSignal<bool>,
+    pub sessions: RwSignal<Vec<SessionRecord>>,
+    /// The session shown, when it is kept.
+    pub session_id: RwSignal<Option<String>>,
+    /// What storage could not do, in words.
+    pub storage_note: RwSignal<Option<String>>,
 }
 
 impl Shared {
@@ -92,8 +105,14 @@ pub fn App() -> impl IntoView {
         files: RwSignal::new(Vec::new()),
         running: RwSignal::new(false),
         runner: StoredValue::new_local(None),
+        store: StoredValue::new_local(None),
+        store_ready: RwSignal::new(false),
+        sessions: RwSignal::new(Vec::new()),
+        session_id: RwSignal::new(None),
+        storage_note: RwSignal::new(None),
     };
     provide_context(shared);
+    sessions::boot(shared);
     let first_visit = settings_store::first_visit();
     let idea = RwSignal::new(String::new());
     let notice = RwSignal::new(None::<String>);
@@ -116,13 +135,8 @@ pub fn App() -> impl IntoView {
         if let Err(e) = settings_store::save(&settings, &key) {
             notice.set(Some(e));
         }
-        shared.view.set(RunView::default());
-        shared.plan.set(Vec::new());
-        shared.files.set(Vec::new());
-        let runner = Rc::new(Runner::new(&settings, &key, idea.get_untracked().trim(), move |e| shared.on_event(e)));
-        shared.runner.set_value(Some(runner.clone()));
         shared.running.set(true);
-        runner.resume(None);
+        sessions::start(shared, settings, key, idea.get_untracked().trim().to_string());
     };
     view! {
         <main class="app">
@@ -146,6 +160,7 @@ pub fn App() -> impl IntoView {
                 </section>
             })}
             <SettingsPanel/>
+            <SessionsPanel/>
             <section class="card idea">
                 <label for="idea">"Your idea"</label>
                 <textarea

@@ -51,11 +51,7 @@ fn Toolbar() -> impl IntoView {
     let budget = move || shared.settings.with(|s| s.budget);
     let spent = move || shared.view.with(|v| v.total_dollars);
     let stop = move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() });
-    let resume = move |_| {
-        let budget = shared.settings.with_untracked(|s| s.budget);
-        shared.runner.with_value(|r| if let Some(r) = r { r.resume(Some(budget)) });
-        shared.running.set(true);
-    };
+    let resume = move |_| super::sessions::resume(shared);
     view! {
         <div class="card toolbar">
             <p class="status" data-testid="status" role="status" aria-live="polite">{status}</p>
@@ -198,7 +194,10 @@ fn Files() -> impl IntoView {
     };
     view! {
         <section class="card files" aria-label="Files" data-testid="files">
-            <h2>"Files"</h2>
+            <div class="row">
+                <h2>"Files"</h2>
+                <button data-testid="zip" disabled=move || shared.files.with(Vec::is_empty) on:click=move |_| download_zip(shared)>"Download zip"</button>
+            </div>
             <Show when=move || shared.files.with(|f| !f.is_empty()) fallback=|| view! { <p class="note">"No files yet."</p> }>
                 <ul>
                     {move || shared.files.get().into_iter().map(|(path, version)| {
@@ -218,5 +217,23 @@ fn Files() -> impl IntoView {
                 }
             })}
         </section>
+    }
+}
+
+/// The project's files as `<title>.zip`.
+fn download_zip(shared: Shared) {
+    let title = shared.sessions.with_untracked(|list| {
+        let id = shared.session_id.get_untracked();
+        list.iter().find(|s| Some(&s.id) == id.as_ref()).map(|s| s.title.clone())
+    });
+    let stem = crate::core::store::file_stem(title.as_deref().unwrap_or("tabteam-project"));
+    let zipped = shared.runner.with_value(|r| r.as_ref().map(|r| r.files.borrow().to_zip(&stem)));
+    let result = match zipped {
+        Some(Ok(bytes)) => crate::web::download::save(&format!("{stem}.zip"), "application/zip", &bytes),
+        Some(Err(e)) => Err(format!("the zip could not be made: {e}")),
+        None => Ok(()),
+    };
+    if let Err(e) = result {
+        shared.storage_note.set(Some(e));
     }
 }

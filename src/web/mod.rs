@@ -2,10 +2,12 @@
 //! `wasm_bindgen` and IndexedDB. It adapts browser APIs to the core's ports
 //! and holds no business logic.
 
+pub mod download;
 pub mod fetch;
 pub mod idb_store;
 pub mod kv;
 pub mod runner;
+pub mod session;
 pub mod settings_store;
 pub mod transport;
 

@@ -4,6 +4,10 @@
 //!
 //! The UI never borrows the team while it runs: it reads the shared handles
 //! (files, the planning role's plan) and folds events into its view.
+//!
+//! With a `Keeper`, the team writes through to IndexedDB: a checkpoint
+//! before every model call and question (see `core::checkpoint`), and the
+//! session's status when a run ends.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -15,8 +19,11 @@ use crate::core::llm::client::HttpLlm;
 use crate::core::plan::Plan;
 use crate::core::recipes::build_team;
 use crate::core::settings::Settings;
+use crate::core::snapshot::TeamSnapshot;
+use crate::core::store::{SessionStatus, StoreError};
 use crate::core::team::Team;
 
+use super::session::{InFlight, Keeper};
 use super::transport::{BrowserRuntime, FetchTransport};
 
 /// A team at work (or paused) in this tab.
@@ -25,20 +32,67 @@ pub struct Runner {
     desk: Rc<HumanDesk>,
     transport: FetchTransport,
     running: Rc<Cell<bool>>,
-    rounds: u32,
+    rounds: Cell<u32>,
     pub files: Rc<RefCell<ProjectFiles>>,
     /// The plan of the role that plans (the team leader, the assistant).
     pub plan: Option<Rc<RefCell<Plan>>>,
+    /// Where the session is kept, if it is.
+    keeper: Rc<RefCell<Option<Rc<Keeper>>>>,
+    /// Why saving stopped working, shown by the UI.
+    pub storage_error: Rc<RefCell<Option<StoreError>>>,
+    /// Called once a run's end has been saved (or failed to be).
+    on_saved: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
 }
 
 impl Runner {
     /// Build the team for `settings` and publish the idea; `on_event`
     /// sees every event. Call `resume` to start working.
     pub fn new(settings: &Settings, key: &str, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
+        let runner = Self::build(settings, key, on_event);
+        runner.team.borrow_mut().run_project(idea);
+        runner
+    }
+
+    /// A team for `settings`, restored from `snapshot` (a saved session),
+    /// paused. Fails when the snapshot does not fit the team.
+    pub fn restored(
+        settings: &Settings,
+        key: &str,
+        snapshot: TeamSnapshot,
+        on_event: impl Fn(&TeamEvent) + 'static,
+    ) -> Result<Self, String> {
+        let runner = Self::build(settings, key, on_event);
+        runner.team.borrow_mut().restore(snapshot).map_err(|e| e.to_string())?;
+        Ok(runner)
+    }
+
+    fn llm(settings: &Settings, key: &str, transport: &FetchTransport) -> HttpLlm {
         let origin = web_sys::window().and_then(|w| w.location().origin().ok());
+        HttpLlm::new(settings.provider_config(key, origin.as_deref()), Rc::new(transport.clone()), Rc::new(BrowserRuntime))
+    }
+
+    /// Take new settings and key for the next `resume` (a key typed after
+    /// a session was reopened, a price entered, more rounds). Not while
+    /// the team runs.
+    pub fn reconfigure(&self, settings: &Settings, key: &str) {
+        let Ok(mut team) = self.team.try_borrow_mut() else { return };
+        team.env.world.llm = Rc::new(Self::llm(settings, key, &self.transport));
+        let mut ledger = team.ledger.borrow_mut();
+        if let Some(price) = settings.custom_price {
+            ledger.prices.set(&settings.model, price);
+        }
+        drop(ledger);
+        self.rounds.set(settings.rounds);
+    }
+
+    fn build(settings: &Settings, key: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
         let transport = FetchTransport::default();
-        let llm = HttpLlm::new(settings.provider_config(key, origin.as_deref()), Rc::new(transport.clone()), Rc::new(BrowserRuntime));
-        let events = EventSink::new(on_event);
+        let llm = Self::llm(settings, key, &transport);
+        let in_flight = InFlight::current();
+        let events = EventSink::new(move |event| {
+            in_flight.follow(event);
+            on_event(event);
+        });
         let mut team = build_team(settings.team, Rc::new(llm), events.clone());
         team.ledger.borrow_mut().prices = settings.prices();
         team.invest(settings.budget);
@@ -46,8 +100,55 @@ impl Runner {
         team.env.world.human = desk.clone();
         let files = team.env.world.files.clone();
         let plan = team.env.roles().iter().find(|r| r.spec.observe_all).map(|r| r.state.plan.clone());
-        team.run_project(idea);
-        Self { team: Rc::new(RefCell::new(team)), desk, transport, running: Rc::new(Cell::new(false)), rounds: settings.rounds, files, plan }
+        Self {
+            team: Rc::new(RefCell::new(team)),
+            desk,
+            transport,
+            running: Rc::new(Cell::new(false)),
+            rounds: Cell::new(settings.rounds),
+            files,
+            plan,
+            keeper: Rc::default(),
+            storage_error: Rc::default(),
+            on_saved: Rc::default(),
+        }
+    }
+
+    /// Keep the team in `keeper`'s session from now on; saves it as it
+    /// stands first (the idea, or the restored state) with `status`.
+    pub async fn keep_in(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
+        let keeper = Rc::new(keeper);
+        let snapshot = {
+            let mut team = self.team.borrow_mut();
+            team.keep_durable(Rc::new(keeper.sink()));
+            team.snapshot()
+        };
+        *InFlight::current().session_id.borrow_mut() = Some(keeper.session_id.clone());
+        *self.keeper.borrow_mut() = Some(keeper.clone());
+        keeper.save(snapshot, status).await
+    }
+
+    /// Call `f` whenever a run's end has been saved.
+    pub fn on_saved(&self, f: impl Fn() + 'static) {
+        *self.on_saved.borrow_mut() = Some(Rc::new(f));
+    }
+
+    /// The session this run is kept in.
+    pub fn session_id(&self) -> Option<String> {
+        self.keeper.borrow().as_ref().map(|k| k.session_id.clone())
+    }
+
+    /// Stop keeping the session (another one is opened); releases the lease.
+    pub async fn release(&self) {
+        let keeper = self.keeper.borrow_mut().take();
+        if let Some(keeper) = keeper {
+            keeper.release().await;
+        }
+    }
+
+    /// Nothing left to do: no role has news or a pending reaction.
+    pub fn team_is_idle(&self) -> bool {
+        self.team.try_borrow().is_ok_and(|team| team.env.is_idle())
     }
 
     pub fn is_running(&self) -> bool {
@@ -61,14 +162,28 @@ impl Runner {
         }
         let team = self.team.clone();
         let running = self.running.clone();
-        let rounds = self.rounds;
+        let rounds = self.rounds.get();
+        let keeper = self.keeper.borrow().clone();
+        let storage_error = self.storage_error.clone();
+        let on_saved = self.on_saved.clone();
         wasm_bindgen_futures::spawn_local(async move {
             // Only this task borrows the team while it runs.
-            if let Ok(mut team) = team.try_borrow_mut() {
-                if let Some(budget) = budget {
-                    team.invest(budget);
+            let ended = match team.try_borrow_mut() {
+                Ok(mut team) => {
+                    if let Some(budget) = budget {
+                        team.invest(budget);
+                    }
+                    let outcome = team.run(rounds).await;
+                    Some((team.snapshot(), SessionStatus::after(&outcome.stop)))
                 }
-                team.run(rounds).await;
+                Err(_) => None,
+            };
+            if let (Some(keeper), Some((snapshot, status))) = (keeper, ended) {
+                *storage_error.borrow_mut() = keeper.save(snapshot, status).await.err();
+                let saved = on_saved.borrow().clone();
+                if let Some(f) = saved {
+                    f();
+                }
             }
             running.set(false);
         });

@@ -17,6 +17,7 @@ mod editor;
 mod error;
 mod path;
 mod project;
+mod zip;
 
 #[cfg(test)]
 mod tests;

@@ -102,3 +102,28 @@ fn files_per_version(mut doc: Value) -> Result<Value, StoreError> {
     fields.insert("files".into(), versions);
     Ok(doc)
 }
+
+/// A file name for a session titled `title`: lower-case letters, digits
+/// and dashes, at most eight words ("tabteam" when nothing is left).
+pub fn file_stem(title: &str) -> String {
+    let lowered: String = title.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
+    let words: Vec<&str> = lowered.split('-').filter(|s| !s.is_empty()).take(8).collect();
+    if words.is_empty() {
+        "tabteam".into()
+    } else {
+        words.join("-")
+    }
+}
+
+#[cfg(test)]
+mod file_stem_tests {
+    use super::file_stem;
+
+    #[test]
+    fn titles_become_safe_file_names() {
+        assert_eq!(file_stem("A 2048 game in HTML/JS!"), "a-2048-game-in-html-js");
+        assert_eq!(file_stem("../../etc/passwd"), "etc-passwd");
+        assert_eq!(file_stem("   "), "tabteam");
+        assert_eq!(file_stem("one two three four five six seven eight nine"), "one-two-three-four-five-six-seven-eight");
+    }
+}

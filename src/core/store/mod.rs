@@ -47,7 +47,7 @@ use futures::future::LocalBoxFuture;
 
 pub use batch::Batch;
 pub use data::{file_versions, SessionData};
-pub use export::{export_json, import_json, migrate_export, EXPORT_FORMAT};
+pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FORMAT};
 pub use memory::MemoryStore;
 pub use record::{
     AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaRecord, NewExperience, NewSession,

@@ -52,8 +52,38 @@ impl Default for SessionSettings {
     }
 }
 
+impl SessionSettings {
+    /// What a session keeps of the settings it was started with.
+    pub fn of(settings: &crate::core::settings::Settings) -> Self {
+        Self {
+            provider: settings.preset.clone(),
+            base_url: settings.base_url.clone(),
+            model: settings.model.clone(),
+            budget: settings.budget,
+            rounds: settings.rounds,
+            role_models: BTreeMap::new(),
+        }
+    }
+
+    /// The settings to continue the session with, over `current` (which
+    /// keeps what a session does not save, such as "remember my key").
+    pub fn apply_to(&self, current: &crate::core::settings::Settings, team: &str, prices: &PriceTable) -> crate::core::settings::Settings {
+        let mut settings = current.clone();
+        settings.preset = self.provider.clone();
+        settings.base_url = self.base_url.clone();
+        settings.model = self.model.clone();
+        settings.budget = self.budget;
+        settings.rounds = self.rounds;
+        settings.custom_price = prices.price(&self.model);
+        if let Some(kind) = crate::core::settings::TeamKind::from_id(team) {
+            settings.team = kind;
+        }
+        settings
+    }
+}
+
 /// Where a session stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SessionStatus {
     /// Not running; nothing pending (new, or finished a run).
@@ -68,6 +98,31 @@ pub enum SessionStatus {
     Stopped,
     /// Every role is idle: the work is done.
     Finished,
+}
+
+impl SessionStatus {
+    /// Where a session stands after its team stopped for `reason`.
+    pub fn after(reason: &crate::core::events::StopReason) -> Self {
+        use crate::core::events::StopReason;
+        match reason {
+            StopReason::Idle => SessionStatus::Finished,
+            StopReason::BudgetExhausted { .. } | StopReason::UnknownPrice { .. } => SessionStatus::Stopped,
+            StopReason::RoundsDone | StopReason::Cancelled | StopReason::Failed { .. } => SessionStatus::Paused,
+            StopReason::Interrupted => SessionStatus::Interrupted,
+        }
+    }
+
+    /// In words, for the sessions list.
+    pub fn label(self) -> &'static str {
+        match self {
+            SessionStatus::Idle => "new",
+            SessionStatus::Running => "running",
+            SessionStatus::Paused => "paused",
+            SessionStatus::Interrupted => "interrupted",
+            SessionStatus::Stopped => "stopped",
+            SessionStatus::Finished => "finished",
+        }
+    }
 }
 
 /// A session as the sessions list shows it.

@@ -1,0 +1,361 @@
+//! Sessions: every run is kept in IndexedDB as it goes (see
+//! `web::session`), listed here to open, rename, duplicate, export or
+//! delete, and imported back from an exported file. On load, a session
+//! that was running when the tab closed is opened again as "interrupted"
+//! and continues with one click (or at once, with "continue interrupted
+//! runs automatically").
+//!
+//! Storage that fails never costs the run: without IndexedDB the team runs
+//! unsaved, with a note saying so; a failed save pauses the run with the
+//! reason (see `core::checkpoint`).
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::core::events::StopReason;
+use crate::core::settings::Settings;
+use crate::core::store::{file_stem, NewSession, SessionRecord, SessionSettings, SessionStatus, Store, StoreError};
+use crate::core::view::{RunState, RunView};
+use crate::web::download;
+use crate::web::idb_store::IdbStore;
+use crate::web::runner::Runner;
+use crate::web::session::{now_ms, InFlight, Keeper};
+
+use super::Shared;
+
+/// How long a session title may be (taken from the idea).
+const TITLE_CHARS: usize = 60;
+
+/// Open the store, list the sessions, and reopen one that was running when
+/// the tab closed.
+pub fn boot(shared: Shared) {
+    spawn_local(async move {
+        let store = match IdbStore::open_default().await {
+            Ok(store) => Rc::new(store),
+            Err(e) => {
+                shared.storage_note.set(Some(e.to_string()));
+                return;
+            }
+        };
+        shared.store.set_value(Some(store.clone()));
+        shared.store_ready.set(true);
+        refresh(shared).await;
+        let interrupted = shared.sessions.with_untracked(|list| {
+            list.iter().find(|s| matches!(s.status, SessionStatus::Running | SessionStatus::Interrupted)).map(|s| s.id.clone())
+        });
+        if let Some(id) = interrupted {
+            open(shared, id).await;
+            if shared.settings.with_untracked(|s| s.auto_resume) && shared.view.with_untracked(|v| v.state == RunState::Stopped(StopReason::Interrupted)) {
+                resume(shared);
+            }
+        }
+    });
+}
+
+/// Re-read the sessions list.
+pub async fn refresh(shared: Shared) {
+    let Some(store) = shared.store.get_value() else { return };
+    match store.list_sessions().await {
+        Ok(list) => shared.sessions.set(list),
+        Err(e) => shared.storage_note.set(Some(e.to_string())),
+    }
+}
+
+/// Start a new run of `idea`, kept as a new session when storage works.
+pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
+    spawn_local(async move {
+        release_current(shared).await;
+        shared.view.set(RunView::default());
+        shared.plan.set(Vec::new());
+        shared.files.set(Vec::new());
+        let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)));
+        watch_saves(shared, &runner);
+        if let Some(store) = shared.store.get_value() {
+            let new = NewSession {
+                title: title_of(&idea),
+                idea: idea.clone(),
+                team_kind: settings.team.id().to_string(),
+                settings: SessionSettings::of(&settings),
+                now_ms: now_ms(),
+            };
+            let kept = match Keeper::create(store, new).await {
+                Ok(keeper) => runner.keep_in(keeper, SessionStatus::Running).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = kept {
+                // Nothing is lost yet: say so and do not start.
+                shared.storage_note.set(Some(format!("The run was not started: {e}")));
+                shared.running.set(false);
+                return;
+            }
+            shared.session_id.set(runner.session_id());
+            refresh(shared).await;
+        }
+        shared.runner.set_value(Some(runner.clone()));
+        shared.running.set(true);
+        runner.resume(None);
+    });
+}
+
+/// Open session `id`: its team restored and paused, its conversation,
+/// plan and files shown.
+pub async fn open(shared: Shared, id: String) {
+    let Some(store) = shared.store.get_value() else { return };
+    if shared.running.get_untracked() {
+        shared.storage_note.set(Some("Stop the team before opening another session.".into()));
+        return;
+    }
+    release_current(shared).await;
+    let (keeper, data) = match Keeper::open(store, &id).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            shared.storage_note.set(Some(e.to_string()));
+            return;
+        }
+    };
+    let snapshot = match data.snapshot() {
+        Ok(Some(snapshot)) => snapshot,
+        Ok(None) => {
+            shared.storage_note.set(Some("This session has nothing saved yet.".into()));
+            keeper.release().await;
+            return;
+        }
+        Err(e) => {
+            shared.storage_note.set(Some(e.to_string()));
+            keeper.release().await;
+            return;
+        }
+    };
+    let session = &data.session;
+    let settings = session.settings.apply_to(&shared.settings.get_untracked(), &session.team_kind, &snapshot.ledger.prices);
+    let key = shared.key.get_untracked();
+    let runner = match Runner::restored(&settings, &key, snapshot.clone(), move |e| shared.on_event(e)) {
+        Ok(runner) => Rc::new(runner),
+        Err(e) => {
+            shared.storage_note.set(Some(format!("This session cannot be opened: {e}")));
+            keeper.release().await;
+            return;
+        }
+    };
+    let was_running = matches!(session.status, SessionStatus::Running | SessionStatus::Interrupted);
+    let (reason, status) = if was_running {
+        (StopReason::Interrupted, SessionStatus::Interrupted)
+    } else if runner.team_is_idle() {
+        (StopReason::Idle, SessionStatus::Finished)
+    } else {
+        (StopReason::Cancelled, SessionStatus::Paused)
+    };
+    let mut view = RunView::restored(&snapshot, reason);
+    for (role, text) in InFlight::take_abandoned(&id) {
+        view.add_abandoned(&role, &text);
+    }
+    watch_saves(shared, &runner);
+    if let Err(e) = runner.keep_in(keeper, status).await {
+        shared.storage_note.set(Some(e.to_string()));
+    }
+    shared.settings.set(settings);
+    shared.view.set(view);
+    shared.session_id.set(Some(id));
+    shared.runner.set_value(Some(runner));
+    shared.storage_note.set(None);
+    shared.refresh();
+    refresh(shared).await;
+}
+
+/// Continue the open session.
+pub fn resume(shared: Shared) {
+    let (settings, key) = (shared.settings.get_untracked(), shared.key.get_untracked());
+    shared.runner.with_value(|r| {
+        if let Some(r) = r {
+            // The key, prices or budget may have been fixed meanwhile.
+            r.reconfigure(&settings, &key);
+            r.resume(Some(settings.budget));
+        }
+    });
+    shared.running.set(true);
+}
+
+/// Refresh the list when a run's end is saved; show a failed save.
+fn watch_saves(shared: Shared, runner: &Rc<Runner>) {
+    let error = runner.storage_error.clone();
+    runner.on_saved(move || {
+        if let Some(e) = error.borrow().as_ref() {
+            shared.storage_note.set(Some(e.to_string()));
+        }
+        spawn_local(refresh(shared));
+    });
+}
+
+async fn release_current(shared: Shared) {
+    if let Some(runner) = shared.runner.get_value() {
+        runner.release().await;
+    }
+    shared.runner.set_value(None);
+    shared.session_id.set(None);
+}
+
+fn title_of(idea: &str) -> String {
+    let line = idea.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let mut title: String = line.chars().take(TITLE_CHARS).collect();
+    if line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+fn report<T>(shared: Shared, result: Result<T, StoreError>) -> Option<T> {
+    result.map_err(|e| shared.storage_note.set(Some(e.to_string()))).ok()
+}
+
+#[component]
+pub fn SessionsPanel() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let import_input = NodeRef::<leptos::html::Input>::new();
+    let import = move |_| {
+        let Some(input) = import_input.get_untracked() else { return };
+        let Some(store) = shared.store.get_value() else { return };
+        spawn_local(async move {
+            let text = match download::picked_text(&input).await {
+                Ok(text) => text,
+                Err(e) => return shared.storage_note.set(Some(e)),
+            };
+            input.set_value("");
+            if report(shared, store.import_session(&text, now_ms()).await).is_some() {
+                shared.storage_note.set(None);
+                refresh(shared).await;
+            }
+        });
+    };
+    view! {
+        <section class="card sessions" aria-labelledby="sessions-title" data-testid="sessions">
+            <h2 id="sessions-title">"Sessions"</h2>
+            {move || shared.storage_note.get().map(|n| view! { <p class="error" role="alert" data-testid="storage-note">{n}</p> })}
+            <Show when=move || shared.store_ready.get()>
+                <Show when=move || shared.sessions.with(|l| !l.is_empty()) fallback=|| view! { <p class="note">"Runs are saved here as they go."</p> }>
+                    <ul class="session-list">
+                        <For each=move || shared.sessions.get() key=|s| (s.id.clone(), s.title.clone(), s.status, s.updated_ms) let:session>
+                            <SessionRow session=session/>
+                        </For>
+                    </ul>
+                </Show>
+                <div class="row">
+                    <label class="button">
+                        "Import a session…"
+                        <input type="file" accept=".json,application/json" class="visually-hidden" data-testid="import" node_ref=import_input on:change=import/>
+                    </label>
+                    <label class="check">
+                        <input type="checkbox" data-testid="auto-resume"
+                            prop:checked=move || shared.settings.with(|s| s.auto_resume)
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                shared.settings.update(|s| s.auto_resume = on);
+                                let (settings, key) = (shared.settings.get_untracked(), shared.key.get_untracked());
+                                let _ = crate::web::settings_store::save(&settings, &key);
+                            }/>
+                        "Continue interrupted runs automatically"
+                    </label>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn SessionRow(session: SessionRecord) -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let id = session.id.clone();
+    let current = {
+        let id = id.clone();
+        move || shared.session_id.with(|s| s.as_deref() == Some(id.as_str()))
+    };
+    let busy = move || shared.running.get();
+    let on_open = {
+        let id = id.clone();
+        move |_| {
+            let id = id.clone();
+            spawn_local(async move { open(shared, id).await })
+        }
+    };
+    let on_rename = {
+        let (id, title) = (id.clone(), session.title.clone());
+        move |_| {
+            let Some(new) = web_sys::window().and_then(|w| w.prompt_with_message_and_default("Rename the session", &title).ok().flatten()) else { return };
+            let new = new.trim().to_string();
+            if new.is_empty() {
+                return;
+            }
+            let Some(store) = shared.store.get_value() else { return };
+            let id = id.clone();
+            spawn_local(async move {
+                report(shared, store.rename_session(&id, &new, now_ms()).await);
+                refresh(shared).await;
+            });
+        }
+    };
+    let on_duplicate = {
+        let (id, title) = (id.clone(), session.title.clone());
+        move |_| {
+            let Some(store) = shared.store.get_value() else { return };
+            let (id, title) = (id.clone(), format!("{title} (copy)"));
+            spawn_local(async move {
+                report(shared, store.duplicate_session(&id, &title, now_ms()).await);
+                refresh(shared).await;
+            });
+        }
+    };
+    let on_export = {
+        let (id, title) = (id.clone(), session.title.clone());
+        move |_| {
+            let Some(store) = shared.store.get_value() else { return };
+            let (id, title) = (id.clone(), title.clone());
+            spawn_local(async move {
+                if let Some(json) = report(shared, store.export_session(&id).await) {
+                    if let Err(e) = download::save(&format!("{}.tabteam.json", file_stem(&title)), "application/json", json.as_bytes()) {
+                        shared.storage_note.set(Some(e));
+                    }
+                }
+            });
+        }
+    };
+    let on_delete = {
+        let (id, title) = (id.clone(), session.title.clone());
+        move |_| {
+            let sure = web_sys::window()
+                .and_then(|w| w.confirm_with_message(&format!("Delete \u{201c}{title}\u{201d} and everything in it?")).ok())
+                .unwrap_or(false);
+            if !sure {
+                return;
+            }
+            let Some(store) = shared.store.get_value() else { return };
+            let id = id.clone();
+            spawn_local(async move {
+                if shared.session_id.get_untracked().as_deref() == Some(id.as_str()) {
+                    release_current(shared).await;
+                    shared.view.set(RunView::default());
+                    shared.plan.set(Vec::new());
+                    shared.files.set(Vec::new());
+                }
+                report(shared, store.delete_session(&id, now_ms()).await);
+                refresh(shared).await;
+            });
+        }
+    };
+    let current_class = current.clone();
+    view! {
+        <li class:current=current_class data-testid="session" data-status=session.status.label()>
+            <div class="session-title">
+                <b data-testid="session-title">{session.title.clone()}</b>
+                <span class="note">{format!(" — {}", session.status.label())}</span>
+            </div>
+            <div class="row">
+                <button data-testid="session-open" disabled=move || busy() || current() on:click=on_open>"Open"</button>
+                <button data-testid="session-rename" on:click=on_rename>"Rename"</button>
+                <button data-testid="session-duplicate" on:click=on_duplicate>"Duplicate"</button>
+                <button data-testid="session-export" on:click=on_export>"Export"</button>
+                <button data-testid="session-delete" disabled=busy on:click=on_delete>"Delete"</button>
+            </div>
+        </li>
+    }
+}
