@@ -13,7 +13,7 @@
 //! Roles never touch each other: they share only the [`World`] (post office,
 //! ids, ledger, events) handed to them for the round.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -218,24 +218,47 @@ pub struct Role {
     pub state: RoleState,
     /// The last prefix made by [`Role::prefix_in`], with what it was made of.
     prefix_cache: RefCell<Option<PrefixCache>>,
+    /// [`Role::states`], made on first use: the actions never change.
+    states: OnceCell<Vec<String>>,
+    /// The name as the gate shares it (see [`Role::shared_name`]).
+    shared_name: RefCell<Option<Rc<str>>>,
 }
 
 /// A role prefix and everything it depends on: it is remade only when the
 /// team's roles, the environment's description or the spec change.
 struct PrefixCache {
     names: Rc<[String]>,
-    env_desc: String,
-    spec: [String; 5],
+    /// The environment's description and the spec's name, profile, goal,
+    /// constraints and desc, one after the other (one string, not six).
+    key: String,
+    /// Where each of those six ends in `key`.
+    ends: [usize; 6],
     text: Rc<str>,
 }
 
 impl PrefixCache {
-    fn spec_key(spec: &RoleSpec) -> [&str; 5] {
-        [&spec.name, &spec.profile, &spec.goal, &spec.constraints, &spec.desc]
+    fn key_parts<'a>(env_desc: &'a str, spec: &'a RoleSpec) -> [&'a str; 6] {
+        [env_desc, &spec.name, &spec.profile, &spec.goal, &spec.constraints, &spec.desc]
+    }
+
+    fn new(names: Rc<[String]>, env_desc: &str, spec: &RoleSpec, text: Rc<str>) -> Self {
+        let parts = Self::key_parts(env_desc, spec);
+        let mut key = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        let ends = parts.map(|part| {
+            key.push_str(part);
+            key.len()
+        });
+        Self { names, key, ends, text }
     }
 
     fn matches(&self, names: &Rc<[String]>, env_desc: &str, spec: &RoleSpec) -> bool {
-        Rc::ptr_eq(&self.names, names) && self.env_desc == env_desc && Self::spec_key(spec) == self.spec.each_ref().map(String::as_str)
+        let mut start = 0;
+        Rc::ptr_eq(&self.names, names)
+            && Self::key_parts(env_desc, spec).iter().zip(self.ends).all(|(part, end)| {
+                let same = self.key[start..end] == **part;
+                start = end;
+                same
+            })
     }
 }
 
@@ -248,6 +271,8 @@ impl Role {
             llm: None,
             state: RoleState { state: -1, ..Default::default() },
             prefix_cache: RefCell::new(None),
+            states: OnceCell::new(),
+            shared_name: RefCell::new(None),
         }
     }
 
@@ -270,9 +295,10 @@ impl Role {
         &self.actions
     }
 
-    /// The states the model chooses between: "i. action".
-    pub fn states(&self) -> Vec<String> {
-        self.actions.iter().enumerate().map(|(i, a)| format!("{i}. {}", a.describe())).collect()
+    /// The states the model chooses between: "i. action". Made once (a
+    /// react role asks on every think; its actions never change).
+    pub fn states(&self) -> &[String] {
+        self.states.get_or_init(|| list_states(&self.actions))
     }
 
     /// The action the role is about to run, if any.
@@ -318,18 +344,23 @@ impl Role {
             }
         }
         let text: Rc<str> = Rc::from(self.prefix(&world.env_desc, &names));
-        *self.prefix_cache.borrow_mut() = Some(PrefixCache {
-            names,
-            env_desc: world.env_desc.clone(),
-            spec: PrefixCache::spec_key(&self.spec).map(str::to_string),
-            text: text.clone(),
-        });
+        *self.prefix_cache.borrow_mut() = Some(PrefixCache::new(names, &world.env_desc, &self.spec, text.clone()));
         text
+    }
+
+    /// The role's name as a shared string, made again only if the name
+    /// changed: the gate of every call carries it into the ledger and events.
+    fn shared_name(&self) -> Rc<str> {
+        let mut cached = self.shared_name.borrow_mut();
+        match &*cached {
+            Some(name) if **name == *self.spec.name => name.clone(),
+            _ => cached.insert(Rc::from(self.spec.name.as_str())).clone(),
+        }
     }
 
     pub(crate) fn gate_for(&self, world: &World) -> LlmGate {
         let llm = self.llm.clone().unwrap_or_else(|| world.llm.clone());
-        LlmGate::new(llm, world.ledger.clone(), &self.spec.name, world.events.clone(), self.state.journal.clone())
+        LlmGate::new(llm, world.ledger.clone(), self.shared_name(), world.events.clone(), self.state.journal.clone())
     }
 
     /// Take the buffer; keep the news (watched actions or addressed to this
@@ -453,11 +484,12 @@ impl Role {
         }
         world.events.emit_with(|| TeamEvent::RoleBusy { role: self.spec.name.clone(), doing: "thinking".into() });
         let prefix = self.prefix_in(world);
-        let (states, previous) = (self.states(), self.state.state);
+        let previous = self.state.state;
+        let states = self.states.get_or_init(|| list_states(&self.actions));
         let history = self.state.memory.history_text();
         let mut prompt = String::with_capacity(prefix.len() + history.len() + STATE_PROMPT_BYTES);
         prompt.push_str(&prefix);
-        write_state_prompt(&mut prompt, history, &states, previous);
+        write_state_prompt(&mut prompt, history, states, previous);
         let answer = self.gate_for(world).aask_owned("", prompt).await?;
         Ok(parse_state(&answer, n))
     }
@@ -515,6 +547,11 @@ impl Role {
             world.events.emit_with(|| TeamEvent::Undelivered { message });
         }
     }
+}
+
+/// "i. action" for each action.
+fn list_states(actions: &[Rc<dyn Action>]) -> Vec<String> {
+    actions.iter().enumerate().map(|(i, a)| format!("{i}. {}", a.describe())).collect()
 }
 
 /// "a" or "an" before a profile (MetaGPT always writes "a").
