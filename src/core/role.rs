@@ -350,7 +350,7 @@ impl Role {
 
     /// The role's name as a shared string, made again only if the name
     /// changed: the gate of every call carries it into the ledger and events.
-    fn shared_name(&self) -> Rc<str> {
+    pub(crate) fn shared_name(&self) -> Rc<str> {
         let mut cached = self.shared_name.borrow_mut();
         match &*cached {
             Some(name) if **name == *self.spec.name => name.clone(),
@@ -366,20 +366,22 @@ impl Role {
     /// Take the buffer; keep the news (watched actions or addressed to this
     /// role by name, not already remembered). Returns how many.
     pub fn observe(&mut self, world: &World) -> usize {
-        let buffered = world.post.borrow_mut().take(&self.spec.name);
-        let news: Vec<MessageRef> = buffered
-            .iter()
-            .filter(|m| {
-                (self.spec.watch.contains(&m.cause_by) || m.send_to.contains(&self.spec.name))
-                    && !self.state.memory.contains(m.id)
-            })
-            .cloned()
-            .collect();
-        if self.spec.observe_all {
-            self.state.memory.add_batch(buffered);
+        let (spec, memory) = (&self.spec, &mut self.state.memory);
+        let is_news = |m: &MessageRef| (spec.watch.contains(&m.cause_by) || m.send_to.contains(&spec.name)) && !memory.contains(m.id);
+        let mut post = world.post.borrow_mut();
+        // News is chosen against the memory as it was before this observation.
+        let news: Vec<MessageRef> = if spec.observe_all {
+            let buffered = post.take(&spec.name);
+            let news = buffered.iter().filter(|m| is_news(m)).cloned().collect();
+            memory.add_batch(buffered);
+            news
         } else {
-            self.state.memory.add_batch(news.iter().cloned());
-        }
+            // Drained in place: the buffer keeps its room for the next round.
+            let news: Vec<MessageRef> = post.drain(&spec.name).filter(is_news).collect();
+            memory.add_batch(news.iter().cloned());
+            news
+        };
+        drop(post);
         self.state.latest_observed = news.last().map(|m| m.id);
         self.state.news = news;
         self.state.news.len()
