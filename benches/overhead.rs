@@ -33,9 +33,15 @@ fn main() {
     if std::env::var_os(STARTUP_CHILD).is_some() {
         return startup_child(started);
     }
+    // `cargo bench --bench overhead -- S2 S5` runs only those scenarios
+    // (Cargo passes its own `--bench` flag too: flags are not names).
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let begin = now_ms();
     let mut figures: Vec<Figure> = Vec::new();
     let mut step = |name: &str, f: &mut dyn FnMut() -> Vec<Figure>| {
+        if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
+            return;
+        }
         let t0 = now_ms();
         figures.extend(f());
         eprintln!("[bench] {name}: {:.1} s", (now_ms() - t0) / 1e3);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark command: the framework-overhead scenarios of
 # shared/bench/SCENARIOS.md, natively and then in headless Chromium, both in
-# release builds, each printing its table. Benchmarks are not tests:
+# release builds, then the storage figures of issue #6 in headless
+# Chromium, each printing its table. Benchmarks are not tests:
 # scripts/test.sh never runs them.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -23,3 +24,7 @@ cargo bench --bench overhead
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=900
 cargo test --target wasm32-unknown-unknown --release --test bench_web -- --nocapture
+
+# 3. Storage in headless Chromium: commit latency and restore from
+# IndexedDB (benches/web/storage.rs, the `bench_web_store` target; issue #6).
+cargo test --target wasm32-unknown-unknown --release --test bench_web_store -- --nocapture

@@ -10,13 +10,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::future::join_all;
-
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
 use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
 use super::human::HumanDesk;
+use super::join::join_every;
 use super::llm::Llm;
 use super::message::{IdSource, MessageRef};
 use super::post::PostOffice;
@@ -26,7 +25,7 @@ use super::role::{Role, RoleError, World};
 #[derive(Debug, Default)]
 pub struct RoundReport {
     /// Roles that ran (were not idle), in hiring order.
-    pub ran: Vec<String>,
+    pub ran: Vec<Rc<str>>,
     pub responses: Vec<MessageRef>,
     pub failures: Vec<(String, RoleError)>,
 }
@@ -105,16 +104,16 @@ impl Environment {
             let post = world.post.borrow();
             self.roles.iter_mut().filter(|r| !r.is_idle(&post)).collect()
         };
-        let ran: Vec<String> = busy.iter().map(|r| r.name().to_string()).collect();
-        let results = join_all(busy.into_iter().map(|role| role.run(world))).await;
+        let ran: Vec<Rc<str>> = busy.iter().map(|r| r.shared_name()).collect();
+        let results = join_every(busy.into_iter().map(|role| role.run(world))).await;
         let mut report = RoundReport { ran, ..Default::default() };
         for (name, result) in report.ran.iter().zip(results) {
             match result {
                 Ok(Some(m)) => report.responses.push(m),
                 Ok(None) => {}
                 Err(e) => {
-                    world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error: e.to_string() });
-                    report.failures.push((name.clone(), e));
+                    world.events.emit(TeamEvent::RoleFailed { role: name.to_string(), error: e.to_string() });
+                    report.failures.push((name.to_string(), e));
                 }
             }
         }

@@ -159,11 +159,11 @@ impl LlmGate {
     pub fn new(
         llm: Rc<dyn Llm>,
         ledger: Rc<RefCell<CostLedger>>,
-        role: &str,
+        role: impl Into<Rc<str>>,
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: Rc::from(role), events, journal, quiet: false, checkpoints: None }
+        Self { llm, ledger, role: role.into(), events, journal, quiet: false, checkpoints: None }
     }
 
     /// The same door, for a call whose answer the UI need not show (it is
@@ -202,8 +202,15 @@ impl LlmGate {
         while let Some(event) = stream.next().await {
             match event? {
                 StreamEvent::Delta(text) => {
-                    partial.push_str(&text);
-                    self.events.emit_with(|| TeamEvent::LlmDelta { role: self.role.to_string(), text });
+                    if self.events.is_listening() {
+                        partial.push_str(&text);
+                        self.events.emit(TeamEvent::LlmDelta { role: self.role.to_string(), text });
+                    } else if partial.is_empty() {
+                        // Nobody shows the deltas: the first one's string is kept as it is.
+                        partial = text;
+                    } else {
+                        partial.push_str(&text);
+                    }
                 }
                 StreamEvent::Done(done) => {
                     // Priced by the model asked for: providers answer with

@@ -14,6 +14,7 @@ pub mod environment;
 pub mod events;
 pub mod gate;
 pub mod human;
+mod join;
 pub mod json_scan;
 pub mod llm;
 pub mod memory;

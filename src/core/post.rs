@@ -102,6 +102,13 @@ impl PostOffice {
         self.buffer_mut(name).map(|b| Vec::from(std::mem::take(b))).unwrap_or_default()
     }
 
+    /// Empty a role's buffer, oldest first, as the iterator is consumed
+    /// (what is left is dropped with it). Unlike [`PostOffice::take`] the
+    /// buffer keeps its room: a role observes every round.
+    pub fn drain(&mut self, name: &str) -> impl Iterator<Item = MessageRef> + '_ {
+        self.buffer_mut(name).into_iter().flat_map(|b| b.drain(..))
+    }
+
     pub fn buffered(&self, name: &str) -> usize {
         self.buffer(name).map_or(0, VecDeque::len)
     }
@@ -192,7 +199,11 @@ mod tests {
         // The listener hears everything but its own.
         assert_eq!(ids(&post.take("Mike")), [1, 2, 4]);
         assert_eq!(post.take("Mike"), []);
-        assert_eq!(ids(post.history()), [1, 2, 3, 4]);
+        // Draining empties the buffer just as taking does.
+        post.publish(msg(5, &["PM"], ""));
+        assert_eq!(ids(&post.drain("Alice").collect::<Vec<_>>()), [5]);
+        assert_eq!((post.buffered("Alice"), post.drain("Nobody").count()), (0, 0));
+        assert_eq!(ids(post.history()), [1, 2, 3, 4, 5]);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! Roles never touch each other: they share only the [`World`] (post office,
 //! ids, ledger, events) handed to them for the round.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -224,24 +224,47 @@ pub struct Role {
     pub state: RoleState,
     /// The last prefix made by [`Role::prefix_in`], with what it was made of.
     prefix_cache: RefCell<Option<PrefixCache>>,
+    /// [`Role::states`], made on first use: the actions never change.
+    states: OnceCell<Vec<String>>,
+    /// The name as the gate shares it (see [`Role::shared_name`]).
+    shared_name: RefCell<Option<Rc<str>>>,
 }
 
 /// A role prefix and everything it depends on: it is remade only when the
 /// team's roles, the environment's description or the spec change.
 struct PrefixCache {
     names: Rc<[String]>,
-    env_desc: String,
-    spec: [String; 5],
+    /// The environment's description and the spec's name, profile, goal,
+    /// constraints and desc, one after the other (one string, not six).
+    key: String,
+    /// Where each of those six ends in `key`.
+    ends: [usize; 6],
     text: Rc<str>,
 }
 
 impl PrefixCache {
-    fn spec_key(spec: &RoleSpec) -> [&str; 5] {
-        [&spec.name, &spec.profile, &spec.goal, &spec.constraints, &spec.desc]
+    fn key_parts<'a>(env_desc: &'a str, spec: &'a RoleSpec) -> [&'a str; 6] {
+        [env_desc, &spec.name, &spec.profile, &spec.goal, &spec.constraints, &spec.desc]
+    }
+
+    fn new(names: Rc<[String]>, env_desc: &str, spec: &RoleSpec, text: Rc<str>) -> Self {
+        let parts = Self::key_parts(env_desc, spec);
+        let mut key = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        let ends = parts.map(|part| {
+            key.push_str(part);
+            key.len()
+        });
+        Self { names, key, ends, text }
     }
 
     fn matches(&self, names: &Rc<[String]>, env_desc: &str, spec: &RoleSpec) -> bool {
-        Rc::ptr_eq(&self.names, names) && self.env_desc == env_desc && Self::spec_key(spec) == self.spec.each_ref().map(String::as_str)
+        let mut start = 0;
+        Rc::ptr_eq(&self.names, names)
+            && Self::key_parts(env_desc, spec).iter().zip(self.ends).all(|(part, end)| {
+                let same = self.key[start..end] == **part;
+                start = end;
+                same
+            })
     }
 }
 
@@ -254,6 +277,8 @@ impl Role {
             llm: None,
             state: RoleState { state: -1, ..Default::default() },
             prefix_cache: RefCell::new(None),
+            states: OnceCell::new(),
+            shared_name: RefCell::new(None),
         }
     }
 
@@ -276,9 +301,10 @@ impl Role {
         &self.actions
     }
 
-    /// The states the model chooses between: "i. action".
-    pub fn states(&self) -> Vec<String> {
-        self.actions.iter().enumerate().map(|(i, a)| format!("{i}. {}", a.describe())).collect()
+    /// The states the model chooses between: "i. action". Made once (a
+    /// react role asks on every think; its actions never change).
+    pub fn states(&self) -> &[String] {
+        self.states.get_or_init(|| list_states(&self.actions))
     }
 
     /// The action the role is about to run, if any.
@@ -324,13 +350,18 @@ impl Role {
             }
         }
         let text: Rc<str> = Rc::from(self.prefix(&world.env_desc, &names));
-        *self.prefix_cache.borrow_mut() = Some(PrefixCache {
-            names,
-            env_desc: world.env_desc.clone(),
-            spec: PrefixCache::spec_key(&self.spec).map(str::to_string),
-            text: text.clone(),
-        });
+        *self.prefix_cache.borrow_mut() = Some(PrefixCache::new(names, &world.env_desc, &self.spec, text.clone()));
         text
+    }
+
+    /// The role's name as a shared string, made again only if the name
+    /// changed: the gate of every call carries it into the ledger and events.
+    pub(crate) fn shared_name(&self) -> Rc<str> {
+        let mut cached = self.shared_name.borrow_mut();
+        match &*cached {
+            Some(name) if **name == *self.spec.name => name.clone(),
+            _ => cached.insert(Rc::from(self.spec.name.as_str())).clone(),
+        }
     }
 
     /// This role's door to its model. With write-through on, the role's
@@ -338,7 +369,7 @@ impl Role {
     /// are answered (see `checkpoint`).
     pub(crate) fn gate_for(&self, world: &World) -> LlmGate {
         let llm = self.llm.clone().unwrap_or_else(|| world.llm.clone());
-        let gate = LlmGate::new(llm, world.ledger.clone(), &self.spec.name, world.events.clone(), self.state.journal.clone());
+        let gate = LlmGate::new(llm, world.ledger.clone(), self.shared_name(), world.events.clone(), self.state.journal.clone());
         match &world.checkpoints {
             Some(checkpoints) => {
                 checkpoints.capture(self);
@@ -361,20 +392,22 @@ impl Role {
     /// Take the buffer; keep the news (watched actions or addressed to this
     /// role by name, not already remembered). Returns how many.
     pub fn observe(&mut self, world: &World) -> usize {
-        let buffered = world.post.borrow_mut().take(&self.spec.name);
-        let news: Vec<MessageRef> = buffered
-            .iter()
-            .filter(|m| {
-                (self.spec.watch.contains(&m.cause_by) || m.send_to.contains(&self.spec.name))
-                    && !self.state.memory.contains(m.id)
-            })
-            .cloned()
-            .collect();
-        if self.spec.observe_all {
-            self.state.memory.add_batch(buffered);
+        let (spec, memory) = (&self.spec, &mut self.state.memory);
+        let is_news = |m: &MessageRef| (spec.watch.contains(&m.cause_by) || m.send_to.contains(&spec.name)) && !memory.contains(m.id);
+        let mut post = world.post.borrow_mut();
+        // News is chosen against the memory as it was before this observation.
+        let news: Vec<MessageRef> = if spec.observe_all {
+            let buffered = post.take(&spec.name);
+            let news = buffered.iter().filter(|m| is_news(m)).cloned().collect();
+            memory.add_batch(buffered);
+            news
         } else {
-            self.state.memory.add_batch(news.iter().cloned());
-        }
+            // Drained in place: the buffer keeps its room for the next round.
+            let news: Vec<MessageRef> = post.drain(&spec.name).filter(is_news).collect();
+            memory.add_batch(news.iter().cloned());
+            news
+        };
+        drop(post);
         self.state.latest_observed = news.last().map(|m| m.id);
         self.state.news = news;
         self.state.news.len()
@@ -487,11 +520,12 @@ impl Role {
         }
         world.events.emit_with(|| TeamEvent::RoleBusy { role: self.spec.name.clone(), doing: "thinking".into() });
         let prefix = self.prefix_in(world);
-        let (states, previous) = (self.states(), self.state.state);
+        let previous = self.state.state;
+        let states = self.states.get_or_init(|| list_states(&self.actions));
         let history = self.state.memory.history_text();
         let mut prompt = String::with_capacity(prefix.len() + history.len() + STATE_PROMPT_BYTES);
         prompt.push_str(&prefix);
-        write_state_prompt(&mut prompt, history, &states, previous);
+        write_state_prompt(&mut prompt, history, states, previous);
         let answer = self.gate_for(world).aask_owned("", prompt).await?;
         Ok(parse_state(&answer, n))
     }
@@ -549,6 +583,11 @@ impl Role {
             world.events.emit_with(|| TeamEvent::Undelivered { message });
         }
     }
+}
+
+/// "i. action" for each action.
+fn list_states(actions: &[Rc<dyn Action>]) -> Vec<String> {
+    actions.iter().enumerate().map(|(i, a)| format!("{i}. {}", a.describe())).collect()
 }
 
 /// "a" or "an" before a profile (MetaGPT always writes "a").

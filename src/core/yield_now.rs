@@ -1,8 +1,9 @@
 //! A future that suspends exactly once, then completes.
 //!
-//! Used where the core must give other roles in the same round a turn (the
-//! scripted model suspends once per call, as a network call would). It needs
-//! no runtime and no clock, so it works the same natively and in the tab.
+//! Used where a step must give other roles in the same round a turn, as a
+//! network call would (tests' own scripted steps; the scripted model's
+//! stream does the same inside its `poll_next`). It needs no runtime and no
+//! clock, so it works the same natively and in the tab.
 
 use std::future::Future;
 use std::pin::Pin;

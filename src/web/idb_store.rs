@@ -264,7 +264,10 @@ impl IdbStore {
 
     async fn all_rows<T: DeserializeOwned>(&self, store: &ObjectStore, query: Option<Query>) -> Result<Vec<T>, StoreError> {
         let rows = store.get_all(query, None).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
-        rows.iter().map(parse_row).collect()
+        // One JS string for the field name, not one per row (a session's
+        // log is thousands of rows).
+        let field = JsValue::from_str("json");
+        rows.iter().map(|row| parse_field(row, &field)).collect()
     }
 
     async fn session_row(&self, tx: &Transaction, id: &str) -> Result<SessionRecord, StoreError> {
@@ -358,7 +361,12 @@ fn row<T: Serialize>(keys: &[(&str, JsValue)], record: &T) -> Result<JsValue, St
 }
 
 fn parse_row<T: DeserializeOwned>(row: &JsValue) -> Result<T, StoreError> {
-    let json = Reflect::get(row, &JsValue::from_str("json"))
+    parse_field(row, &JsValue::from_str("json"))
+}
+
+/// [`parse_row`] with the `json` field's name made by the caller.
+fn parse_field<T: DeserializeOwned>(row: &JsValue, field: &JsValue) -> Result<T, StoreError> {
+    let json = Reflect::get(row, field)
         .ok()
         .and_then(|v| v.as_string())
         .ok_or_else(|| StoreError::Corrupt("a saved row has no data".into()))?;
@@ -652,14 +660,24 @@ impl Store for IdbStore {
     fn load_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, SessionData> {
         Box::pin(async move {
             let tx = self.read(&[SESSIONS, META, LEDGER, ROLES, MESSAGES, FILES, COSTS])?;
-            let session = self.session_row(&tx, id).await?;
-            let meta: Option<MetaRecord> = self.get_row(&object_store(&tx, META)?, id.into()).await?;
-            let ledger: Option<LedgerRecord> = self.get_row(&object_store(&tx, LEDGER)?, id.into()).await?;
-            let mut roles: Vec<RoleRecord> = self.all_rows(&object_store(&tx, ROLES)?, Some(session_range(id)?)).await?;
+            let store = |name| object_store(&tx, name);
+            let (meta, ledger, roles, messages, files, costs) =
+                (store(META)?, store(LEDGER)?, store(ROLES)?, store(MESSAGES)?, store(FILES)?, store(COSTS)?);
+            let range = || session_range(id);
+            let ranges = (range()?, range()?, range()?, range()?);
+            // Every read is issued before any is awaited: IndexedDB answers
+            // them in order, and the round trips overlap instead of adding up.
+            let (session, meta, ledger, roles, messages, files, costs) = futures::join!(
+                self.session_row(&tx, id),
+                self.get_row::<MetaRecord>(&meta, id.into()),
+                self.get_row::<LedgerRecord>(&ledger, id.into()),
+                self.all_rows::<RoleRecord>(&roles, Some(ranges.0)),
+                self.all_rows::<Message>(&messages, Some(ranges.1)),
+                self.all_rows::<FileVersion>(&files, Some(ranges.2)),
+                self.all_rows::<CostEntry>(&costs, Some(ranges.3)),
+            );
+            let (session, meta, ledger, mut roles, messages, files, costs) = (session?, meta?, ledger?, roles?, messages?, files?, costs?);
             roles.sort_by_key(|r| r.index);
-            let messages: Vec<Message> = self.all_rows(&object_store(&tx, MESSAGES)?, Some(session_range(id)?)).await?;
-            let files: Vec<FileVersion> = self.all_rows(&object_store(&tx, FILES)?, Some(session_range(id)?)).await?;
-            let costs: Vec<CostEntry> = self.all_rows(&object_store(&tx, COSTS)?, Some(session_range(id)?)).await?;
             Ok(SessionData { session, meta, ledger, roles: roles.into_iter().map(|r| r.role).collect(), messages, files, costs })
         })
     }

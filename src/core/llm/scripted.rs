@@ -10,10 +10,12 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use futures::stream::{self, LocalBoxStream, StreamExt};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::stream::{LocalBoxStream, Stream};
 
 use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, StreamEvent, Usage};
-use crate::core::yield_now::yield_now;
 
 /// One scripted answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,37 +127,70 @@ impl Llm for ScriptedLlm {
 
     fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
         let prompt_bytes = request.prompt_bytes();
-        let model = self.model.clone();
-        let chunk_chars = self.chunk_chars.max(1);
         // The turn is taken when the call is made, not when the stream is
         // polled, so call order is request order.
         let turn = self.take_turn(request);
-        let events = async move {
-            yield_now().await;
-            match turn {
-                Turn::Fail(e) => vec![Err(e)],
-                Turn::Text { text, usage } => {
-                    // Deltas of `chunk_chars` characters each.
-                    let mut events: Vec<Result<StreamEvent, LlmError>> = Vec::new();
-                    let (mut start, mut in_chunk, mut chars) = (0, 0, 0);
-                    for (i, _) in text.char_indices() {
-                        if in_chunk == chunk_chars {
-                            events.push(Ok(StreamEvent::Delta(text[start..i].to_string())));
-                            (start, in_chunk) = (i, 0);
-                        }
-                        in_chunk += 1;
-                        chars += 1;
-                    }
-                    if start < text.len() {
-                        events.push(Ok(StreamEvent::Delta(text[start..].to_string())));
-                    }
-                    let usage = usage.unwrap_or_else(|| Usage::estimate(prompt_bytes, chars));
-                    events.push(Ok(StreamEvent::Done(Completion { text, finish: FinishReason::Stop, usage, model })));
-                    events
-                }
+        Box::pin(Answer {
+            suspended: false,
+            turn: Some(turn),
+            sent: 0,
+            chars: 0,
+            chunk_chars: self.chunk_chars.max(1),
+            prompt_bytes,
+            model: self.model.clone(),
+        })
+    }
+}
+
+/// The stream of one scripted answer: it suspends once (as a network call
+/// would), then hands out deltas of `chunk_chars` characters, then `Done`.
+/// Written by hand rather than collected into a list of events first: the
+/// benchmarks make millions of these calls.
+struct Answer {
+    suspended: bool,
+    /// `None` once the answer is over.
+    turn: Option<Turn>,
+    /// Bytes of the text already sent as deltas.
+    sent: usize,
+    /// Characters of the text already sent.
+    chars: usize,
+    chunk_chars: usize,
+    prompt_bytes: usize,
+    model: String,
+}
+
+impl Stream for Answer {
+    type Item = Result<StreamEvent, LlmError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if !self.suspended {
+            self.suspended = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let this = &mut *self;
+        let event = match this.turn.take() {
+            None => None,
+            Some(Turn::Fail(e)) => Some(Err(e)),
+            Some(Turn::Text { text, usage }) if this.sent < text.len() => {
+                let rest = &text[this.sent..];
+                let (len, n) = match rest.char_indices().nth(this.chunk_chars) {
+                    Some((end, _)) => (end, this.chunk_chars),
+                    None => (rest.len(), rest.chars().count()),
+                };
+                let delta = rest[..len].to_string();
+                this.sent += len;
+                this.chars += n;
+                this.turn = Some(Turn::Text { text, usage });
+                Some(Ok(StreamEvent::Delta(delta)))
+            }
+            Some(Turn::Text { text, usage }) => {
+                let usage = usage.unwrap_or_else(|| Usage::estimate(this.prompt_bytes, this.chars));
+                let model = std::mem::take(&mut this.model);
+                Some(Ok(StreamEvent::Done(Completion { text, finish: FinishReason::Stop, usage, model })))
             }
         };
-        Box::pin(stream::once(events).flat_map(stream::iter))
+        Poll::Ready(event)
     }
 }
 
@@ -164,6 +199,7 @@ mod tests {
     use super::*;
     use crate::core::llm::ChatMessage;
     use futures::executor::block_on;
+    use futures::StreamExt;
 
     fn ask(llm: &ScriptedLlm, prompt: &str) -> Result<Completion, LlmError> {
         block_on(llm.complete(ChatRequest::new("m", vec![ChatMessage::user(prompt)])))

@@ -1,0 +1,214 @@
+//! The storage benchmarks of issue #6, in headless Chromium against real
+//! IndexedDB (`web::idb_store::IdbStore`), printing a table to the runner's
+//! output:
+//!
+//! - commit latency: a message is made (the user's message published into
+//!   a running team) and the batch holding it is committed by the team's
+//!   `SessionWriter` (a snapshot, `Batch::between`, one IndexedDB
+//!   transaction), as the runner does before each model call. The time
+//!   from just before the message is made to the transaction's completion,
+//!   p50 and p95, in a fresh session and in one already holding 10,000
+//!   messages.
+//! - restore: a session of 1,000 and of 10,000 messages is opened from
+//!   IndexedDB and turned back into a team ready to continue: load the
+//!   records, check them into a `TeamSnapshot`, build the team, restore it.
+//!
+//! The sessions are made by the S1 pipeline of `benches/scenarios` (five
+//! roles in a chain, a scripted model answering at once) run until its
+//! history holds the wanted number of messages, each answer about 110
+//! bytes long (S3's message shape), so roles' memories and buffers point
+//! into the log as in a real run.
+//!
+//! A benchmark, not a test: Cargo.toml declares it `test = false`;
+//! `scripts/bench.sh` runs it with `cargo test --target
+//! wasm32-unknown-unknown --release --test bench_web_store -- --nocapture`.
+#![cfg(target_arch = "wasm32")]
+
+#[path = "../scenarios/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod scenarios;
+
+use std::rc::Rc;
+
+use scenarios::measure::median;
+use scenarios::table;
+use scenarios::Figure;
+use tabteam::core::action::{Action, AskAction};
+use tabteam::core::events::{EventSink, StopReason};
+use tabteam::core::llm::scripted::ScriptedLlm;
+use tabteam::core::message::USER_REQUIREMENT;
+use tabteam::core::role::{Role, RoleSpec};
+use tabteam::core::store::{NewSession, SessionSettings, SessionWriter, Store};
+use tabteam::core::team::Team;
+use tabteam::web::idb_store::IdbStore;
+use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const HOLDER: &str = "bench-tab";
+/// Messages committed one at a time for the latency figures.
+const COMMITS: usize = 300;
+const RESTORE_RUNS: usize = 7;
+
+thread_local! {
+    static PERFORMANCE: web_sys::Performance =
+        web_sys::window().expect("a window").performance().expect("window.performance");
+}
+
+fn now_ms() -> f64 {
+    PERFORMANCE.with(web_sys::Performance::now)
+}
+
+/// S1's pipeline, its model answering with S3's message shape.
+fn pipeline() -> Team {
+    let calls = std::cell::Cell::new(0usize);
+    let llm = ScriptedLlm::answering(scenarios::team::MODEL, move |_, _| {
+        calls.set(calls.get() + 1);
+        format!("message {} {}", calls.get(), "x".repeat(100))
+    });
+    let mut team = scenarios::team::priced_team(&llm, EventSink::default());
+    let ask = |kind: &str| -> Rc<dyn Action> { Rc::new(AskAction::new(kind, format!("Do {kind}."))) };
+    team.hire((0..scenarios::team::STAGES).map(|k| {
+        let watch = if k == 0 { USER_REQUIREMENT.to_string() } else { format!("Stage{}", k - 1) };
+        Role::new(RoleSpec::new(&format!("R{k}"), &format!("Stage{k}")).watch([watch]), vec![ask(&format!("Stage{k}"))])
+    }));
+    team
+}
+
+/// Run pipelines until the history holds at least `messages` messages.
+async fn grow(team: &mut Team, messages: usize) {
+    let mut i = 0;
+    while team.env.history().len() < messages {
+        i += 1;
+        team.run_project(&format!("requirement {i} {}", "x".repeat(100)));
+        let outcome = team.run(100).await;
+        assert_eq!(outcome.stop, StopReason::Idle, "the pipeline ends idle");
+    }
+}
+
+async fn fresh_store(name: &str) -> IdbStore {
+    IdbStore::delete_database(name).await.expect("delete the old bench database");
+    IdbStore::open(name).await.expect("open the bench database")
+}
+
+/// A new session held by this tab, and its writer.
+async fn new_session(store: &IdbStore, title: &str) -> SessionWriter {
+    let record = store
+        .create_session(NewSession {
+            title: title.into(),
+            idea: "pipeline".into(),
+            team_kind: "bench".into(),
+            settings: SessionSettings {
+                provider: "openai".into(),
+                base_url: "https://api.openai.com/v1".into(),
+                model: scenarios::team::MODEL.into(),
+                budget: 1e9,
+                rounds: 100,
+                role_models: Default::default(),
+            },
+            now_ms: 1,
+        })
+        .await
+        .expect("create a session");
+    store.acquire_lock(&record.id, HOLDER, 1, 3_600_000).await.expect("take the lease");
+    SessionWriter::new(record.id, HOLDER, None)
+}
+
+/// The p-th percentile (nearest rank).
+fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+    v[rank.clamp(1, v.len()) - 1]
+}
+
+/// `COMMITS` user messages into `team`, each committed before the next is
+/// made; the milliseconds from each message's making to its commit, and of
+/// the `Team::snapshot` that commit starts with.
+async fn commit_latencies(store: &IdbStore, writer: &mut SessionWriter, team: &mut Team) -> (Vec<f64>, Vec<f64>) {
+    let mut latencies = Vec::with_capacity(COMMITS);
+    let mut snapshots = Vec::with_capacity(COMMITS);
+    for i in 0..COMMITS {
+        let t0 = now_ms();
+        let message = team.publish_user_message(&format!("message {i} {}", "x".repeat(100)), &[]);
+        let snapshot = team.snapshot();
+        snapshots.push(now_ms() - t0);
+        let written = writer.save(store, snapshot, None, 2 + i as u64).await.expect("commit");
+        latencies.push(now_ms() - t0);
+        assert!(written >= 1, "the new message is written");
+        assert_eq!(writer.saved().and_then(|s| s.messages.last()).map(|m| m.id), Some(message.id));
+    }
+    (latencies, snapshots)
+}
+
+/// Open session `id` from the store and rebuild its team; milliseconds of
+/// each part: load, check into a snapshot, build and restore the team.
+async fn restore(store: &IdbStore, id: &str, messages: usize) -> [f64; 3] {
+    let t0 = now_ms();
+    let data = store.load_session(id).await.expect("load the session");
+    let t1 = now_ms();
+    let snapshot = data.snapshot().expect("a consistent session").expect("team state");
+    let t2 = now_ms();
+    let mut team = pipeline();
+    team.restore(snapshot).expect("restore");
+    let t3 = now_ms();
+    assert_eq!(team.env.history().len(), messages, "every message is back");
+    [t1 - t0, t2 - t1, t3 - t2]
+}
+
+#[wasm_bindgen_test]
+async fn storage() {
+    let begin = now_ms();
+    let mut figures = Vec::new();
+
+    // Commit latency in a fresh session.
+    let store = fresh_store("tabteam-bench-storage").await;
+    let mut team = pipeline();
+    let mut writer = new_session(&store, "fresh").await;
+    let (fresh, snapshots) = commit_latencies(&store, &mut writer, &mut team).await;
+    figures.push(Figure::ms("#6", "commit, fresh session: p50", percentile(&fresh, 50.0)));
+    figures.push(Figure::ms("#6", "commit, fresh session: p95 (goal ≤ 5 ms)", percentile(&fresh, 95.0)));
+    figures.push(Figure::ms("#6", "  of which Team::snapshot, p50", percentile(&snapshots, 50.0)));
+
+    // Sessions of 1,000 and 10,000 messages: saved once, then restored.
+    for size in [1_000usize, 10_000] {
+        let mut team = pipeline();
+        grow(&mut team, size).await;
+        let messages = team.env.history().len();
+        let mut writer = new_session(&store, &format!("{size}")).await;
+        let t0 = now_ms();
+        writer.save(&store, team.snapshot(), None, 2).await.expect("save the whole session");
+        let whole = now_ms() - t0;
+        let id = writer.session_id().to_string();
+        let runs: Vec<[f64; 3]> = {
+            let mut runs = Vec::new();
+            for _ in 0..RESTORE_RUNS {
+                runs.push(restore(&store, &id, messages).await);
+            }
+            runs
+        };
+        let part = |i: usize| median(&runs.iter().map(|r| r[i]).collect::<Vec<_>>());
+        let total = median(&runs.iter().map(|r| r.iter().sum()).collect::<Vec<_>>());
+        figures.push(Figure::ms("#6", format!("{messages} messages: first save, whole session"), whole));
+        let goal = if size == 10_000 { " (goal ≤ 300 ms)" } else { "" };
+        figures.push(Figure::ms("#6", format!("{messages} messages: restore{goal}"), total));
+        figures.push(Figure::ms("#6", "  load (IndexedDB → records)", part(0)));
+        figures.push(Figure::ms("#6", "  check into a snapshot", part(1)));
+        figures.push(Figure::ms("#6", "  build the team and restore it", part(2)));
+
+        if size == 10_000 {
+            // Commit latency as the session keeps growing from there.
+            let (late, snapshots) = commit_latencies(&store, &mut writer, &mut team).await;
+            figures.push(Figure::ms("#6", format!("commit, session of {messages}+: p50"), percentile(&late, 50.0)));
+            figures.push(Figure::ms("#6", format!("commit, session of {messages}+: p95 (goal ≤ 5 ms)"), percentile(&late, 95.0)));
+            figures.push(Figure::ms("#6", "  of which Team::snapshot, p50", percentile(&snapshots, 50.0)));
+        }
+    }
+    store.close();
+
+    let title = format!(
+        "tabteam storage (issue #6), headless Chromium, IndexedDB (wasm32, release), medians and percentiles; took {:.1} s",
+        (now_ms() - begin) / 1e3
+    );
+    console_log!("{}", table::render(&title, &figures));
+}
