@@ -193,6 +193,9 @@ pub struct World {
     pub human: Rc<dyn Human>,
     /// Past runs' requests and the commands that worked (RoleZero's examples).
     pub experience: Rc<RefCell<ExperiencePool>>,
+    /// Where the project's code runs (tests, preview); `NoSandbox` unless
+    /// the page provides one.
+    pub sandbox: Rc<dyn crate::core::sandbox::Sandbox>,
 }
 
 impl World {
