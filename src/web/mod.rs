@@ -6,6 +6,7 @@ pub mod fetch;
 pub mod idb_store;
 pub mod kv;
 pub mod runner;
+pub mod sandbox;
 pub mod settings_store;
 pub mod transport;
 

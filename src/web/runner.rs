@@ -17,7 +17,11 @@ use crate::core::recipes::build_team;
 use crate::core::settings::Settings;
 use crate::core::team::Team;
 
+use super::sandbox::WebSandbox;
 use super::transport::{BrowserRuntime, FetchTransport};
+
+/// Each test file gets this long in the sandbox before its worker is stopped.
+const TEST_TIME_LIMIT_MS: u32 = 5_000;
 
 /// A team at work (or paused) in this tab.
 pub struct Runner {
@@ -29,6 +33,8 @@ pub struct Runner {
     pub files: Rc<RefCell<ProjectFiles>>,
     /// The plan of the role that plans (the team leader, the assistant).
     pub plan: Option<Rc<RefCell<Plan>>>,
+    /// Where the project's tests and preview run (none if the page could not make one).
+    pub sandbox: Option<WebSandbox>,
 }
 
 impl Runner {
@@ -44,10 +50,14 @@ impl Runner {
         team.invest(settings.budget);
         let desk = Rc::new(HumanDesk::new(events));
         team.env.world.human = desk.clone();
+        let sandbox = WebSandbox::new(TEST_TIME_LIMIT_MS).ok();
+        if let Some(sandbox) = &sandbox {
+            team.env.world.sandbox = Rc::new(sandbox.clone());
+        }
         let files = team.env.world.files.clone();
         let plan = team.env.roles().iter().find(|r| r.spec.observe_all).map(|r| r.state.plan.clone());
         team.run_project(idea);
-        Self { team: Rc::new(RefCell::new(team)), desk, transport, running: Rc::new(Cell::new(false)), rounds: settings.rounds, files, plan }
+        Self { team: Rc::new(RefCell::new(team)), desk, transport, running: Rc::new(Cell::new(false)), rounds: settings.rounds, files, plan, sandbox }
     }
 
     pub fn is_running(&self) -> bool {

@@ -96,6 +96,25 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
         doc.html.push_str(&source[at..open]);
         doc.html.push_str(rewritten.as_deref().unwrap_or(tag));
         at = end;
+        // An inline module's imports are rewritten like a file's.
+        let inline_module = name == "script" && attr(tag, "src").is_none() && attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module"));
+        if inline_module {
+            let close = lower[at..].find("</script").map_or(source.len(), |i| at + i);
+            let body = &source[at..close];
+            match rewrite_imports(files, &dir, body, entry, &mut Vec::new(), &mut doc.missing, &mut doc.included) {
+                Ok(body) => doc.html.push_str(&body),
+                Err(e) => {
+                    doc.missing.push(e.to_string());
+                    doc.html.push_str(body);
+                }
+            }
+            at = close;
+        } else if name == "script" || name == "style" {
+            // Raw text: copied as it is, never read as tags.
+            let close = lower[at..].find(&format!("</{name}")).map_or(source.len(), |i| at + i);
+            doc.html.push_str(&source[at..close]);
+            at = close;
+        }
     }
     doc.html.push_str(&source[at..]);
     doc.html = insert_prelude(&doc.html, prelude);
@@ -164,7 +183,22 @@ fn module_url_inner(
     };
     stack.push(path.to_owned());
     included.push(path.to_owned());
-    let dir = parent_dir(path);
+    let out = rewrite_imports(files, &parent_dir(path), source, path, stack, missing, included)?;
+    stack.pop();
+    Ok(data_url("text/javascript", &out))
+}
+
+/// `source` (a module in `dir`, named `who` in messages) with its relative
+/// imports of project files replaced by their `data:` URLs.
+fn rewrite_imports(
+    files: &FileMap,
+    dir: &str,
+    source: &str,
+    who: &str,
+    stack: &mut Vec<String>,
+    missing: &mut Vec<String>,
+    included: &mut Vec<String>,
+) -> Result<String, SandboxError> {
     let mut out = String::with_capacity(source.len());
     let mut last = 0;
     for (start, end) in import_specifiers(source) {
@@ -172,19 +206,18 @@ fn module_url_inner(
         if !is_relative(spec) {
             continue;
         }
-        match resolve(&dir, spec).filter(|p| files.contains_key(p)) {
+        match resolve(dir, spec).filter(|p| files.contains_key(p)) {
             Some(target) => {
                 let url = module_url_inner(files, &target, stack, missing, included)?;
                 out.push_str(&source[last..start]);
                 out.push_str(&url);
                 last = end;
             }
-            None => missing.push(format!("{spec} (imported by {path})")),
+            None => missing.push(format!("{spec} (imported by {who})")),
         }
     }
     out.push_str(&source[last..]);
-    stack.pop();
-    Ok(data_url("text/javascript", &out))
+    Ok(out)
 }
 
 fn data_url(mime: &str, content: &str) -> String {

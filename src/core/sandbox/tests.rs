@@ -37,17 +37,34 @@ fn the_preview_inlines_scripts_styles_and_module_graphs() {
         ("lib/game.js", GAME),
         ("old.js", "var x = '</script>';"),
     ]);
+    let mut project = project;
+    let page = project["index.html"].replace("</body>", "<script>if (a <b && c > 'd') document.write('<script src=old.js>')</script><style>a<b{}</style></body>");
+    project.insert("index.html".into(), page);
     let doc = preview_document(&project, PRELUDE).unwrap();
     assert_eq!(doc.entry, "index.html");
     let main_url = js(&main.replace("./lib/game.js", &js(GAME)));
     let expected = format!(
-        "<!doctype html>\n<html><head>{PRELUDE}<title>2048</title><link rel=\"stylesheet\" href=\"{}\"></head>\n<body><script type=module src=\"{main_url}\"></script><script src=\"https://example.com/x.js\"></script><script src=\"{}\"></script></body></html>",
+        "<!doctype html>\n<html><head>{PRELUDE}<title>2048</title><link rel=\"stylesheet\" href=\"{}\"></head>\n<body><script type=module src=\"{main_url}\"></script><script src=\"https://example.com/x.js\"></script><script src=\"{}\"></script><script>if (a <b && c > 'd') document.write('<script src=old.js>')</script><style>a<b{{}}</style></body></html>",
         css("body { color: red }"),
         js("var x = '</script>';"),
     );
     assert_eq!(doc.html, expected);
     assert_eq!(doc.included, ["style.css", "main.js", "lib/game.js", "old.js"]);
     assert!(doc.missing.is_empty(), "{:?}", doc.missing);
+}
+
+#[test]
+fn inline_modules_import_project_files_too() {
+    let project = files(&[
+        ("index.html", "<p>x</p><script type=\"module\">\nimport { slide } from './lib/game.js';\nslide([]);\n</script><script>import('./lib/game.js')</script>"),
+        ("lib/game.js", GAME),
+    ]);
+    let doc = preview_document(&project, "").unwrap();
+    assert_eq!(
+        doc.html,
+        format!("<p>x</p><script type=\"module\">\nimport {{ slide }} from '{}';\nslide([]);\n</script><script>import('./lib/game.js')</script>", js(GAME))
+    );
+    assert_eq!(doc.included, ["lib/game.js"]);
 }
 
 #[test]
