@@ -52,6 +52,8 @@ struct Inner {
     /// Where the preview frame lives; the UI puts it in its pane.
     host: web_sys::Element,
     preview: RefCell<Option<Frame>>,
+    /// Counts previews; a newer one supersedes a preview still loading.
+    previews: Cell<u64>,
     /// The current preview's document, for "open in a new tab".
     preview_html: RefCell<Option<String>>,
     console: RefCell<Vec<ConsoleLine>>,
@@ -73,6 +75,7 @@ impl WebSandbox {
                 limit_ms,
                 host,
                 preview: RefCell::new(None),
+                previews: Cell::new(0),
                 preview_html: RefCell::new(None),
                 console: RefCell::new(Vec::new()),
                 last_report: RefCell::new(None),
@@ -160,16 +163,22 @@ impl WebSandbox {
             }
         })?;
         let window = frame.window()?;
+        let mine = self.inner.previews.get() + 1;
+        self.inner.previews.set(mine);
         *self.inner.preview.borrow_mut() = Some(frame);
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
-        wait_for(&mut rx, "ready", READY_MS).await.map_err(|_| SandboxError::Failed("the preview frame did not load".into()))?;
+        let info = PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing };
+        if wait_for(&mut rx, "ready", READY_MS).await.is_err() {
+            // Replaced by a newer preview of newer files (its frame is gone): not a failure.
+            return if self.inner.previews.get() != mine { Ok(info) } else { Err(SandboxError::Failed("the preview frame did not load".into())) };
+        }
         let message = object(&[("kind", "preview".into()), ("html", doc.html.as_str().into())]);
         window.post_message(&message, "*").map_err(js_error)?;
         // A page that never finishes loading still shows; the wait only
         // lets its first console lines arrive before answering.
         let _ = wait_for(&mut rx, "loaded", LOADED_MS).await;
-        Ok(PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing })
+        Ok(info)
     }
 
     fn push_console(&self, level: String, text: String) {
