@@ -40,6 +40,9 @@ const LOADED_MS: u64 = 3_000;
 /// Console lines kept (the latest).
 const CONSOLE_KEEP: usize = 500;
 
+/// A `message` listener on the app's window.
+type MessageListener = Closure<dyn FnMut(web_sys::MessageEvent)>;
+
 /// The sandbox of this tab. Cheap to clone (a handle).
 #[derive(Clone)]
 pub struct WebSandbox {
@@ -62,7 +65,7 @@ struct Inner {
     revision: Cell<u64>,
     on_change: RefCell<Option<Rc<dyn Fn()>>>,
     /// Listeners of tabs opened with the preview, until they said ready.
-    tabs: RefCell<Vec<Closure<dyn FnMut(web_sys::MessageEvent)>>>,
+    tabs: RefCell<Vec<MessageListener>>,
 }
 
 impl WebSandbox {
@@ -257,7 +260,7 @@ impl Sandbox for WebSandbox {
 /// One sandboxed frame and its message listener; dropping it removes both.
 struct Frame {
     iframe: web_sys::HtmlIFrameElement,
-    listener: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    listener: MessageListener,
 }
 
 impl Frame {
