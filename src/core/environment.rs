@@ -50,6 +50,7 @@ impl Environment {
                 human: Rc::new(HumanDesk::new(events.clone())),
                 experience: Rc::new(RefCell::new(ExperiencePool::default())),
                 checkpoints: None,
+                sandbox: Rc::new(crate::core::sandbox::NoSandbox),
             },
         }
     }

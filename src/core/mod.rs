@@ -26,6 +26,7 @@ pub mod planner;
 pub mod post;
 pub mod recipes;
 pub mod role;
+pub mod sandbox;
 pub mod settings;
 pub mod snapshot;
 #[cfg(test)]

@@ -199,6 +199,9 @@ pub struct World {
     pub experience: Rc<RefCell<ExperiencePool>>,
     /// Write-through, when the team is kept durable (see `checkpoint`).
     pub checkpoints: Option<Rc<Checkpoints>>,
+    /// Where the project's code runs (tests, preview); `NoSandbox` unless
+    /// the page provides one.
+    pub sandbox: Rc<dyn crate::core::sandbox::Sandbox>,
 }
 
 impl World {

@@ -6,6 +6,7 @@
 //! team), `run_view` (conversation, plan board, files, cost, Stop/Resume,
 //! questions), and here the page around them.
 
+mod preview;
 mod run_view;
 mod sessions;
 mod settings_panel;

@@ -24,6 +24,7 @@ pub fn RunPanel() -> impl IntoView {
                     <aside class="side">
                         <PlanBoard/>
                         <Files/>
+                        <super::preview::PreviewPane/>
                     </aside>
                 </div>
             </section>

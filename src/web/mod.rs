@@ -8,6 +8,7 @@ pub mod idb_store;
 pub mod kv;
 pub mod runner;
 pub mod session;
+pub mod sandbox;
 pub mod settings_store;
 pub mod transport;
 

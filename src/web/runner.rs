@@ -23,8 +23,12 @@ use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{SessionStatus, StoreError};
 use crate::core::team::Team;
 
+use super::sandbox::WebSandbox;
 use super::session::{InFlight, Keeper};
 use super::transport::{BrowserRuntime, FetchTransport};
+
+/// Each test file gets this long in the sandbox before its worker is stopped.
+const TEST_TIME_LIMIT_MS: u32 = 5_000;
 
 /// A team at work (or paused) in this tab.
 pub struct Runner {
@@ -42,6 +46,8 @@ pub struct Runner {
     pub storage_error: Rc<RefCell<Option<StoreError>>>,
     /// Called once a run's end has been saved (or failed to be).
     on_saved: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
+    /// Where the project's tests and preview run (none if the page could not make one).
+    pub sandbox: Option<WebSandbox>,
 }
 
 impl Runner {
@@ -98,6 +104,10 @@ impl Runner {
         team.invest(settings.budget);
         let desk = Rc::new(HumanDesk::new(events));
         team.env.world.human = desk.clone();
+        let sandbox = WebSandbox::new(TEST_TIME_LIMIT_MS).ok();
+        if let Some(sandbox) = &sandbox {
+            team.env.world.sandbox = Rc::new(sandbox.clone());
+        }
         let files = team.env.world.files.clone();
         let plan = team.env.roles().iter().find(|r| r.spec.observe_all).map(|r| r.state.plan.clone());
         Self {
@@ -111,6 +121,7 @@ impl Runner {
             keeper: Rc::default(),
             storage_error: Rc::default(),
             on_saved: Rc::default(),
+            sandbox,
         }
     }
 

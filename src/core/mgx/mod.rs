@@ -15,11 +15,16 @@ use std::rc::Rc;
 use crate::core::events::EventSink;
 use crate::core::llm::Llm;
 use crate::core::role::{Role, RoleSpec};
+use crate::core::sandbox::{register_sandbox_commands, SandboxRules};
 use crate::core::rolezero::zero::{register_team_leader_commands, RoleZero, ZeroConfig};
 use crate::core::team::Team;
 
 /// The team leader's name.
 pub const LEADER: &str = "Mike";
+/// The engineer, who fixes the code when tests fail.
+pub const ENGINEER: &str = "Alex";
+/// The QA engineer, who runs the tests in the sandbox.
+pub const QA: &str = "Edward";
 
 /// One member of the company, for building the team and for the UI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +94,9 @@ pub fn role(member: &Member) -> Role {
     let reactor = RoleZero::new(config, |registry| {
         if leads {
             register_team_leader_commands(registry);
+        }
+        if member.name == QA {
+            register_sandbox_commands(registry, SandboxRules { engineer: Some(ENGINEER.to_string()), ..SandboxRules::default() });
         }
     });
     let spec = RoleSpec::new(member.name, member.profile).goal(member.goal);

@@ -226,3 +226,94 @@ cross_test! {
         assert_eq!(restored.state, live.state);
     }
 }
+
+const BUGGY_JS: &str = "export function merge(row) { return row.filter(Boolean); }\n";
+const FIXED_JS: &str = "export function merge(row) { const v = row.filter(Boolean); for (let i = 0; i + 1 < v.length; i++) if (v[i] === v[i + 1]) { v[i] *= 2; v.splice(i + 1, 1); } return v; }\n";
+const MERGE_TEST: &str = "import { merge } from '../game.js';\ntest('merges equal tiles', () => expect(merge([2, 2, 0, 0])).toEqual([4]));\n";
+
+/// QA writes a test that fails, the failure goes to the engineer, who
+/// fixes the code; QA runs the tests again and they pass (in call order).
+pub(crate) fn debug_loop_script() -> Vec<String> {
+    let run_tests = || cmd("Sandbox.run_tests", json!({}));
+    vec![
+        "TASK".into(),
+        answer(
+            "Plan: code, then tests.",
+            json!([
+                cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Write the code", "assignee": "Alex"})),
+                cmd("Plan.append_task", json!({"task_id": "2", "dependent_task_ids": ["1"], "instruction": "Test the code", "assignee": "Edward"})),
+                cmd("TeamLeader.publish_team_message", json!({"content": "Write game.js with merge(row)", "send_to": "Alex"})),
+                cmd("RoleZero.reply_to_human", json!({"content": "Alex is coding."})),
+                end(),
+            ]),
+        ),
+        answer("Coding.", json!([write("game.js", BUGGY_JS), end()])),
+        lead(true, "Edward", "Test game.js", "Edward is testing."),
+        answer("Testing.", json!([write("tests/game.test.js", MERGE_TEST), run_tests(), end()])),
+        // Mike and Alex react in the same round, Mike first (hire order).
+        answer("Waiting for the fix.", json!([cmd("RoleZero.reply_to_human", json!({"content": "A test fails; Alex is fixing it."})), end()])),
+        answer("Fixing the merge.", json!([write("game.js", FIXED_JS), end()])),
+        lead(false, "Edward", "Alex fixed game.js; run the tests again", "Edward is re-running the tests."),
+        answer("Re-running.", json!([run_tests(), end()])),
+        answer(
+            "All done.",
+            json!([
+                cmd("Plan.finish_current_task", json!({})),
+                cmd("RoleZero.reply_to_human", json!({"content": "game.js is done and its tests pass."})),
+                end(),
+            ]),
+        ),
+    ]
+}
+
+cross_test! {
+    async fn a_failing_test_goes_to_the_engineer_and_passes_after_the_fix() {
+        use crate::core::sandbox::{Outcome, TestReport, TestResult};
+        use crate::core::sandbox::fake::FakeSandbox;
+
+        let llm = ScriptedLlm::from_texts(MODEL, debug_loop_script());
+        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
+        let mut prices = PriceTable::empty();
+        prices.set(MODEL, Price::new(1.0, 2.0));
+        team.ledger.borrow_mut().prices = prices;
+        team.invest(3.0);
+        let human = ScriptedHuman::default();
+        team.env.world.human = Rc::new(human.clone());
+        let result = |outcome, message: &str| TestResult::new("tests/game.test.js", "merges equal tiles", outcome, message);
+        let sandbox = FakeSandbox::with_reports([
+            TestReport { results: vec![result(Outcome::Failed, "expected [4] but got [2,2]")] },
+            TestReport { results: vec![result(Outcome::Passed, "")] },
+        ]);
+        team.env.world.sandbox = Rc::new(sandbox.clone());
+        team.run_project("game.js with a merge function, tested");
+        let outcome = team.run(20).await;
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert_eq!(outcome.stop, StopReason::Idle);
+        assert_eq!(llm.remaining(), 0, "every scripted answer used");
+
+        // The failure went from Edward to Alex, in the conversation.
+        let history = team.env.history();
+        let report = history.iter().find(|m| m.cause_by.as_str() == "Sandbox.run_tests").expect("a failure report");
+        assert_eq!(report.sent_from, "Edward");
+        assert_eq!(report.send_to.iter().cloned().collect::<Vec<_>>(), ["Alex"]);
+        assert!(report.content.contains("The tests fail (round 1 of 3)"), "{}", report.content);
+        assert!(report.content.contains("FAILED tests/game.test.js › merges equal tiles: expected [4] but got [2,2]"));
+        // Alex saw it when he fixed the code.
+        let alex_fix = llm.requests().into_iter().filter(|r| r.messages[0].content.contains("named Alex")).nth(1).expect("Alex's second call");
+        assert!(alex_fix.messages.iter().any(|m| m.content.contains("[Message] from Edward: The tests fail")));
+
+        // The sandbox ran the buggy code first, then the fixed code.
+        let runs = sandbox.runs.borrow();
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].0["game.js"], BUGGY_JS);
+        assert_eq!(runs[0].0["tests/game.test.js"], MERGE_TEST);
+        assert_eq!(runs[1].0["game.js"], FIXED_JS);
+        // Edward's second run told him they pass.
+        let outputs: Vec<String> = team.env.role("Edward").unwrap().state.memory.all().iter().map(|m| m.content.clone()).collect();
+        assert!(outputs.iter().any(|o| o.contains("Command Sandbox.run_tests executed: tests: 1 passed")), "{outputs:?}");
+        assert_eq!(history.iter().filter(|m| m.cause_by.as_str() == "Sandbox.run_tests").count(), 1, "one failure report, no more after the pass");
+
+        assert!(team.env.role(LEADER).unwrap().state.plan.borrow().is_finished());
+        assert_eq!(human.replies.borrow().last().unwrap(), "game.js is done and its tests pass.");
+    }
+}

@@ -29,6 +29,7 @@ use crate::core::llm::ChatMessage;
 use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
 use crate::core::plan::{Plan, TASK_TYPES};
 use crate::core::role::{ReactMode, Reactor, Role, RoleError, RoleSpec, World};
+use crate::core::sandbox::{HasSandbox, Sandbox, RUN_TESTS};
 
 const SYSTEM: &str = include_str!("prompts/system.md");
 const COMMAND: &str = include_str!("prompts/command.md");
@@ -62,6 +63,24 @@ pub struct ZeroCx {
     pub outbox: Vec<(String, Vec<String>)>,
     /// The team's role names (for validating recipients).
     pub team: Vec<String>,
+    /// Where tests and the preview run.
+    pub sandbox: Rc<dyn Sandbox>,
+    /// Test failure reports already sent to a member this session.
+    pub reports_sent: usize,
+}
+
+impl HasSandbox for ZeroCx {
+    fn sandbox(&self) -> Rc<dyn Sandbox> {
+        self.sandbox.clone()
+    }
+
+    fn reports_sent(&self) -> usize {
+        self.reports_sent
+    }
+
+    fn send(&mut self, to: &str, content: String) {
+        self.outbox.push((content, vec![to.to_owned()]));
+    }
 }
 
 impl HasPlan for ZeroCx {
@@ -446,7 +465,14 @@ impl RoleZero {
                     files: world.files.clone(),
                     outbox: Vec::new(),
                     team: world.post.borrow().role_names(),
+                    sandbox: world.sandbox.clone(),
+                    reports_sent: world.post.borrow().history().iter().filter(|m| m.cause_by.as_str() == RUN_TESTS).count(),
                 };
+                // A command may wait (the sandbox runs tests): the role is
+                // captured as it stands, for checkpoints others take meanwhile.
+                if let Some(checkpoints) = &world.checkpoints {
+                    checkpoints.capture(role);
+                }
                 let result = self.registry.run_command(&mut cx, command).await.map_err(|e| e.to_string());
                 for (content, to) in cx.outbox {
                     let message = Message::new(world.new_id(), content)

@@ -1,0 +1,404 @@
+//! Turning the project's files into something a sandbox can run without a
+//! server: the preview document, with every `<script src>` and stylesheet
+//! `<link href>` that names a project file replaced by a `data:` URL, and
+//! JavaScript modules whose relative imports are themselves `data:` URLs
+//! (resolved depth-first, so a module graph becomes one self-contained URL).
+//!
+//! This is text rewriting, not an HTML or JavaScript parser: it finds
+//! `<script …>` and `<link …>` tags and the string after `import`/`from`,
+//! skipping comments and other strings. Absolute URLs (`https:`), `url()`
+//! inside CSS, images and fetches of project files are left alone (the
+//! sandbox has no network, so they fail visibly in its console).
+
+use std::collections::BTreeMap;
+
+use super::base64;
+use super::SandboxError;
+use crate::core::files::ProjectFiles;
+
+/// Path → content: a snapshot of the project's files.
+pub type FileMap = BTreeMap<String, String>;
+
+/// The current content of every file.
+pub fn snapshot(files: &ProjectFiles) -> FileMap {
+    files.paths().filter_map(|p| files.read(p).ok().map(|c| (p.to_owned(), c.to_owned()))).collect()
+}
+
+/// The preview document and what went into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewDoc {
+    pub entry: String,
+    pub html: String,
+    pub included: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+/// The HTML file the preview shows: `index.html` at the shallowest depth,
+/// else the first HTML file by depth and name.
+pub fn entry_html(files: &FileMap) -> Option<&str> {
+    let mut html: Vec<&str> = files.keys().map(String::as_str).filter(|p| p.ends_with(".html") || p.ends_with(".htm")).collect();
+    html.sort_by_key(|p| (p.matches('/').count(), !is_index(p), p.to_string()));
+    html.first().copied()
+}
+
+fn is_index(path: &str) -> bool {
+    path.rsplit('/').next().is_some_and(|name| name == "index.html")
+}
+
+/// The entry document with the project's scripts and styles inlined as
+/// `data:` URLs and `prelude` (the sandbox's console bridge) placed first
+/// in `<head>`.
+pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, SandboxError> {
+    let Some(entry) = entry_html(files) else {
+        let existing = if files.is_empty() { "none".to_owned() } else { files.keys().cloned().collect::<Vec<_>>().join(", ") };
+        return Err(SandboxError::NothingToRun(format!("the project has no HTML file to preview; existing files: {existing}")));
+    };
+    let source = &files[entry];
+    let dir = parent_dir(entry);
+    let mut doc = PreviewDoc { entry: entry.to_owned(), html: String::with_capacity(source.len()), included: Vec::new(), missing: Vec::new() };
+    let lower = source.to_ascii_lowercase();
+    let mut at = 0;
+    while let Some(open) = lower[at..].find('<').map(|i| at + i) {
+        let Some(end) = tag_end(source, open) else { break };
+        let tag = &source[open..end];
+        let name = tag_name(tag);
+        let target = match name.as_str() {
+            "script" => Some(("src", attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module")))),
+            "link" if attr(tag, "rel").is_some_and(|(_, r)| r.split_whitespace().any(|w| w.eq_ignore_ascii_case("stylesheet"))) => Some(("href", false)),
+            _ => None,
+        };
+        let rewritten = target.and_then(|(key, module)| {
+            let (span, value) = attr(tag, key)?;
+            let Some(path) = resolve_file(&dir, value) else {
+                if !value.trim().is_empty() && !value.contains(':') && !value.starts_with("//") {
+                    doc.missing.push(value.to_owned());
+                }
+                return None;
+            };
+            if !files.contains_key(&path) {
+                doc.missing.push(value.to_owned());
+                return None;
+            }
+            let url = if module {
+                match module_url_inner(files, &path, &mut Vec::new(), &mut doc.missing, &mut doc.included) {
+                    Ok(url) => url,
+                    Err(e) => {
+                        doc.missing.push(e.to_string());
+                        return None;
+                    }
+                }
+            } else {
+                doc.included.push(path.clone());
+                data_url(if key == "href" { "text/css" } else { "text/javascript" }, &files[&path])
+            };
+            Some(format!("{}\"{url}\"{}", &tag[..span.0], &tag[span.1..]))
+        });
+        doc.html.push_str(&source[at..open]);
+        doc.html.push_str(rewritten.as_deref().unwrap_or(tag));
+        at = end;
+        // An inline module's imports are rewritten like a file's.
+        let inline_module = name == "script" && attr(tag, "src").is_none() && attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module"));
+        if inline_module {
+            let close = lower[at..].find("</script").map_or(source.len(), |i| at + i);
+            let body = &source[at..close];
+            match rewrite_imports(files, &dir, body, entry, &mut Vec::new(), &mut doc.missing, &mut doc.included) {
+                Ok(body) => doc.html.push_str(&body),
+                Err(e) => {
+                    doc.missing.push(e.to_string());
+                    doc.html.push_str(body);
+                }
+            }
+            at = close;
+        } else if name == "script" || name == "style" {
+            // Raw text: copied as it is, never read as tags.
+            let close = lower[at..].find(&format!("</{name}")).map_or(source.len(), |i| at + i);
+            doc.html.push_str(&source[at..close]);
+            at = close;
+        }
+    }
+    doc.html.push_str(&source[at..]);
+    doc.html = insert_prelude(&doc.html, prelude);
+    dedup(&mut doc.included);
+    dedup(&mut doc.missing);
+    Ok(doc)
+}
+
+/// A `data:` URL of the module at `path` whose relative imports point at
+/// `data:` URLs of the modules they name. A cycle is refused.
+pub fn module_url(files: &FileMap, path: &str) -> Result<String, SandboxError> {
+    let mut missing = Vec::new();
+    module_url_inner(files, path, &mut Vec::new(), &mut missing, &mut Vec::new())
+}
+
+/// The test files under `path` (a file, a directory, or everything):
+/// `*.test.js`, `*.spec.js`, `.mjs` alike, and any script under a `tests/`
+/// or `test/` directory.
+pub fn test_files(files: &FileMap, path: Option<&str>) -> Result<Vec<String>, SandboxError> {
+    let wanted = path.map(|p| p.trim().trim_start_matches("./").trim_end_matches('/')).filter(|p| !p.is_empty());
+    if let Some(file) = wanted {
+        if files.contains_key(file) {
+            return if is_script(file) { Ok(vec![file.to_owned()]) } else { Err(SandboxError::NothingToRun(format!("{file} is not a JavaScript file"))) };
+        }
+    }
+    let found: Vec<String> = files
+        .keys()
+        .filter(|p| wanted.is_none_or(|dir| p.starts_with(&format!("{dir}/"))))
+        .filter(|p| is_test(p))
+        .cloned()
+        .collect();
+    if found.is_empty() {
+        let scripts: Vec<&str> = files.keys().map(String::as_str).filter(|p| is_script(p)).collect();
+        let place = wanted.map(|w| format!(" under {w}")).unwrap_or_default();
+        let existing = if scripts.is_empty() { "none".to_owned() } else { scripts.join(", ") };
+        return Err(SandboxError::NothingToRun(format!(
+            "no test files{place} (a test file ends in .test.js or lives under tests/); JavaScript files: {existing}"
+        )));
+    }
+    Ok(found)
+}
+
+fn is_script(path: &str) -> bool {
+    path.ends_with(".js") || path.ends_with(".mjs")
+}
+
+fn is_test(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let under_tests = path.split('/').rev().skip(1).any(|d| d == "tests" || d == "test" || d == "__tests__");
+    is_script(path) && (under_tests || name.contains(".test.") || name.contains(".spec."))
+}
+
+fn module_url_inner(
+    files: &FileMap,
+    path: &str,
+    stack: &mut Vec<String>,
+    missing: &mut Vec<String>,
+    included: &mut Vec<String>,
+) -> Result<String, SandboxError> {
+    if stack.iter().any(|p| p == path) {
+        stack.push(path.to_owned());
+        return Err(SandboxError::NothingToRun(format!("the modules import each other in a cycle ({}), which the sandbox cannot load", stack.join(" → "))));
+    }
+    let Some(source) = files.get(path) else {
+        return Err(SandboxError::NothingToRun(format!("{path} does not exist")));
+    };
+    stack.push(path.to_owned());
+    included.push(path.to_owned());
+    let out = rewrite_imports(files, &parent_dir(path), source, path, stack, missing, included)?;
+    stack.pop();
+    Ok(data_url("text/javascript", &out))
+}
+
+/// `source` (a module in `dir`, named `who` in messages) with its relative
+/// imports of project files replaced by their `data:` URLs.
+fn rewrite_imports(
+    files: &FileMap,
+    dir: &str,
+    source: &str,
+    who: &str,
+    stack: &mut Vec<String>,
+    missing: &mut Vec<String>,
+    included: &mut Vec<String>,
+) -> Result<String, SandboxError> {
+    let mut out = String::with_capacity(source.len());
+    let mut last = 0;
+    for (start, end) in import_specifiers(source) {
+        let spec = &source[start..end];
+        if !is_relative(spec) {
+            continue;
+        }
+        match resolve(dir, spec).filter(|p| files.contains_key(p)) {
+            Some(target) => {
+                let url = module_url_inner(files, &target, stack, missing, included)?;
+                out.push_str(&source[last..start]);
+                out.push_str(&url);
+                last = end;
+            }
+            None => missing.push(format!("{spec} (imported by {who})")),
+        }
+    }
+    out.push_str(&source[last..]);
+    Ok(out)
+}
+
+fn data_url(mime: &str, content: &str) -> String {
+    format!("data:{mime};charset=utf-8;base64,{}", base64::encode(content.as_bytes()))
+}
+
+fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('/')
+}
+
+fn parent_dir(path: &str) -> String {
+    path.rsplit_once('/').map(|(dir, _)| dir.to_owned()).unwrap_or_default()
+}
+
+/// `spec` relative to `dir`, normalized; `None` when it climbs above the root.
+fn resolve(dir: &str, spec: &str) -> Option<String> {
+    let spec = spec.split(['?', '#']).next().unwrap_or_default();
+    let mut parts: Vec<&str> = if spec.starts_with('/') { Vec::new() } else { dir.split('/').filter(|s| !s.is_empty()).collect() };
+    for segment in spec.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// A URL in the document that names a project file: its path. Absolute
+/// URLs (`scheme:`, `//host`) are not project files.
+fn resolve_file(dir: &str, url: &str) -> Option<String> {
+    let url = url.trim();
+    if url.is_empty() || url.starts_with("//") || url.contains(':') {
+        return None;
+    }
+    let spec = if url.starts_with('/') || url.starts_with("./") || url.starts_with("../") { url.to_owned() } else { format!("./{url}") };
+    resolve(dir, &spec)
+}
+
+fn dedup(list: &mut Vec<String>) {
+    let mut seen = std::collections::BTreeSet::new();
+    list.retain(|x| seen.insert(x.clone()));
+}
+
+/// The end (exclusive) of the tag opening at `open`, skipping quoted
+/// attribute values; comments are returned whole.
+fn tag_end(source: &str, open: usize) -> Option<usize> {
+    let rest = &source[open..];
+    if rest.starts_with("<!--") {
+        return rest.find("-->").map(|i| open + i + 3);
+    }
+    let mut quote = None;
+    for (i, c) in rest.char_indices().skip(1) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '>') => return Some(open + i + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn tag_name(tag: &str) -> String {
+    tag.trim_start_matches('<').chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
+}
+
+/// The span of attribute `name`'s value in `tag` (including its quotes)
+/// and the value itself.
+fn attr<'t>(tag: &'t str, name: &str) -> Option<((usize, usize), &'t str)> {
+    let bytes = tag.as_bytes();
+    let mut i = tag.find(|c: char| c.is_whitespace())?;
+    while i < bytes.len() {
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'/') {
+            i += 1;
+        }
+        let key_start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !matches!(bytes[i], b'=' | b'>' | b'/') {
+            i += 1;
+        }
+        let key = &tag[key_start..i];
+        if key.is_empty() {
+            return None;
+        }
+        let mut j = i;
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if j < bytes.len() && bytes[j] == b'=' {
+            j += 1;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            let (start, value_start, value_end, end) = match bytes.get(j) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let close = tag[j + 1..].find(q as char).map(|k| j + 1 + k)?;
+                    (j, j + 1, close, close + 1)
+                }
+                _ => {
+                    let stop = tag[j..].find(|c: char| c.is_whitespace() || c == '>').map_or(tag.len(), |k| j + k);
+                    (j, j, stop, stop)
+                }
+            };
+            if key.eq_ignore_ascii_case(name) {
+                return Some(((start, end), &tag[value_start..value_end]));
+            }
+            i = end;
+        } else {
+            if key.eq_ignore_ascii_case(name) {
+                return Some(((j, j), ""));
+            }
+            i = j;
+        }
+    }
+    None
+}
+
+/// Puts `prelude` right after `<head …>`, else after `<html …>`, else after
+/// the doctype, else first: it must run before the project's scripts.
+fn insert_prelude(html: &str, prelude: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let after = |needle: &str| {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(needle).map(|i| from + i) {
+            let next = lower.as_bytes().get(i + needle.len()).copied();
+            if matches!(next, Some(b'>' | b' ' | b'\t' | b'\n' | b'\r')) {
+                return tag_end(html, i);
+            }
+            from = i + needle.len();
+        }
+        None
+    };
+    let at = after("<head").or_else(|| after("<html")).or_else(|| after("<!doctype")).unwrap_or(0);
+    format!("{}{prelude}{}", &html[..at], &html[at..])
+}
+
+/// Byte spans of the module specifiers in `source`: the string literal
+/// after `from`, after a bare `import`, or in `import(`. Comments, other
+/// strings and template literals are skipped.
+fn import_specifiers(source: &str) -> Vec<(usize, usize)> {
+    let bytes = source.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = source[i..].find('\n').map_or(bytes.len(), |k| i + k),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = source[i + 2..].find("*/").map_or(bytes.len(), |k| i + 2 + k + 2),
+            q @ (b'"' | b'\'' | b'`') => {
+                let end = string_end(bytes, i, q);
+                if q != b'`' && follows_import_keyword(&source[..i]) {
+                    spans.push((i + 1, end.saturating_sub(1).max(i + 1)));
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    spans
+}
+
+/// The index just past the closing quote of the literal opening at `open`.
+fn string_end(bytes: &[u8], open: usize, quote: u8) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b if b == quote => return i + 1,
+            b'\n' if quote != b'`' => return i,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+fn follows_import_keyword(before: &str) -> bool {
+    let trimmed = before.trim_end();
+    let trimmed = trimmed.strip_suffix('(').map(str::trim_end).unwrap_or(trimmed);
+    ["from", "import"].iter().any(|kw| {
+        trimmed.ends_with(kw) && !trimmed[..trimmed.len() - kw.len()].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
+    })
+}

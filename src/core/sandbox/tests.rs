@@ -1,0 +1,248 @@
+//! The bundling rules, the `Sandbox.*` commands over a fake sandbox, and
+//! how failures reach the engineer.
+
+use std::rc::Rc;
+
+use serde_json::json;
+
+use super::bundle::{entry_html, module_url, preview_document, test_files};
+use super::fake::FakeSandbox;
+use super::{base64, register_sandbox_commands, FileMap, HasSandbox, NoSandbox, Outcome, Sandbox, SandboxRules, TestReport, TestResult};
+use crate::core::commands::{Command, Registry};
+use crate::core::files::{HasFiles, ProjectFiles};
+use crate::core::sandbox::ConsoleLine;
+
+fn files(list: &[(&str, &str)]) -> FileMap {
+    list.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect()
+}
+
+fn js(source: &str) -> String {
+    format!("data:text/javascript;charset=utf-8;base64,{}", base64::encode(source.as_bytes()))
+}
+
+fn css(source: &str) -> String {
+    format!("data:text/css;charset=utf-8;base64,{}", base64::encode(source.as_bytes()))
+}
+
+const GAME: &str = "export function slide(row) { return row; }\n";
+const PRELUDE: &str = "<script>/*bridge*/</script>";
+
+#[test]
+fn the_preview_inlines_scripts_styles_and_module_graphs() {
+    let main = "import { slide } from './lib/game.js';\n// import './nope.js' in a comment stays\nconsole.log(slide([2]));\n";
+    let project = files(&[
+        ("index.html", "<!doctype html>\n<html><head><title>2048</title><link rel=\"stylesheet\" href=\"style.css\"></head>\n<body><script type=module src='main.js'></script><script src=\"https://example.com/x.js\"></script><script src=old.js></script></body></html>"),
+        ("style.css", "body { color: red }"),
+        ("main.js", main),
+        ("lib/game.js", GAME),
+        ("old.js", "var x = '</script>';"),
+    ]);
+    let mut project = project;
+    let page = project["index.html"].replace("</body>", "<script>if (a <b && c > 'd') document.write('<script src=old.js>')</script><style>a<b{}</style></body>");
+    project.insert("index.html".into(), page);
+    let doc = preview_document(&project, PRELUDE).unwrap();
+    assert_eq!(doc.entry, "index.html");
+    let main_url = js(&main.replace("./lib/game.js", &js(GAME)));
+    let expected = format!(
+        "<!doctype html>\n<html><head>{PRELUDE}<title>2048</title><link rel=\"stylesheet\" href=\"{}\"></head>\n<body><script type=module src=\"{main_url}\"></script><script src=\"https://example.com/x.js\"></script><script src=\"{}\"></script><script>if (a <b && c > 'd') document.write('<script src=old.js>')</script><style>a<b{{}}</style></body></html>",
+        css("body { color: red }"),
+        js("var x = '</script>';"),
+    );
+    assert_eq!(doc.html, expected);
+    assert_eq!(doc.included, ["style.css", "main.js", "lib/game.js", "old.js"]);
+    assert!(doc.missing.is_empty(), "{:?}", doc.missing);
+}
+
+#[test]
+fn inline_modules_import_project_files_too() {
+    let project = files(&[
+        ("index.html", "<p>x</p><script type=\"module\">\nimport { slide } from './lib/game.js';\nslide([]);\n</script><script>import('./lib/game.js')</script>"),
+        ("lib/game.js", GAME),
+    ]);
+    let doc = preview_document(&project, "").unwrap();
+    assert_eq!(
+        doc.html,
+        format!("<p>x</p><script type=\"module\">\nimport {{ slide }} from '{}';\nslide([]);\n</script><script>import('./lib/game.js')</script>", js(GAME))
+    );
+    assert_eq!(doc.included, ["lib/game.js"]);
+}
+
+#[test]
+fn missing_files_and_cycles_are_reported_not_hidden() {
+    let project = files(&[
+        ("index.html", "<script src=gone.js></script><script type=module src=a.js></script>"),
+        ("a.js", "import './b.js'; import '../up.js'; import \"./none.js\";"),
+        ("b.js", "import { a } from './a.js';"),
+    ]);
+    let doc = preview_document(&project, PRELUDE).unwrap();
+    assert!(doc.html.starts_with(PRELUDE), "no head: the prelude goes first");
+    assert!(doc.missing.iter().any(|m| m == "gone.js"), "{:?}", doc.missing);
+    assert!(doc.missing.iter().any(|m| m.contains("cycle") && m.contains("a.js → b.js → a.js")), "{:?}", doc.missing);
+    let error = module_url(&project, "b.js").unwrap_err().to_string();
+    assert!(error.contains("b.js → a.js → b.js"), "{error}");
+    let ok = files(&[("a.js", "import x from './none.js'; export default 1;")]);
+    assert_eq!(module_url(&ok, "a.js").unwrap(), js("import x from './none.js'; export default 1;"), "unknown imports stay as written");
+}
+
+#[test]
+fn the_entry_is_the_shallowest_index_html() {
+    assert_eq!(entry_html(&files(&[("web/index.html", ""), ("about.html", ""), ("index.html", "")])), Some("index.html"));
+    assert_eq!(entry_html(&files(&[("web/index.html", ""), ("about.html", "")])), Some("about.html"));
+    assert_eq!(entry_html(&files(&[("web/index.html", ""), ("web/a.html", "")])), Some("web/index.html"));
+    let error = preview_document(&files(&[("game.js", "")]), "").unwrap_err().to_string();
+    assert_eq!(error, "the project has no HTML file to preview; existing files: game.js");
+}
+
+#[test]
+fn which_files_are_tests() {
+    let project = files(&[
+        ("game.js", ""),
+        ("game.test.js", ""),
+        ("tests/board.js", ""),
+        ("tests/readme.md", ""),
+        ("src/ui.spec.mjs", ""),
+    ]);
+    assert_eq!(test_files(&project, None).unwrap(), ["game.test.js", "src/ui.spec.mjs", "tests/board.js"]);
+    assert_eq!(test_files(&project, Some("tests/")).unwrap(), ["tests/board.js"]);
+    assert_eq!(test_files(&project, Some("game.js")).unwrap(), ["game.js"], "a named file runs even without the suffix");
+    let error = test_files(&project, Some("docs")).unwrap_err().to_string();
+    assert!(error.starts_with("no test files under docs"), "{error}");
+    assert!(test_files(&project, Some("tests/readme.md")).unwrap_err().to_string().contains("not a JavaScript file"));
+}
+
+#[test]
+fn report_texts() {
+    let report = TestReport {
+        results: vec![
+            TestResult::new("tests/a.test.js", "slides", Outcome::Passed, ""),
+            TestResult::new("tests/a.test.js", "merges", Outcome::Failed, "expected 4,0,0,0\n   got 2,2,0,0"),
+            TestResult::new("tests/b.test.js", "(loading the file)", Outcome::Error, "SyntaxError: Unexpected token"),
+            TestResult::new("tests/c.test.js", "(time limit)", Outcome::TimedOut, "stopped after 5 s"),
+        ],
+    };
+    assert_eq!(
+        report.text(),
+        "tests: 1 passed, 1 failed, 1 errors, 1 timed out\n\
+         FAILED tests/a.test.js › merges: expected 4,0,0,0 got 2,2,0,0\n\
+         ERROR tests/b.test.js › (loading the file): SyntaxError: Unexpected token\n\
+         TIMED OUT tests/c.test.js › (time limit): stopped after 5 s"
+    );
+    assert!(!report.all_passed());
+    assert!(!TestReport::default().all_passed(), "no tests is not a pass");
+    assert_eq!(TestReport::default().text(), "no tests ran");
+}
+
+/// A context for the commands alone.
+struct Cx {
+    files: ProjectFiles,
+    sandbox: Rc<dyn Sandbox>,
+    sent: Vec<(String, String)>,
+    earlier_reports: usize,
+}
+
+impl HasFiles for Cx {
+    fn files(&mut self) -> impl std::ops::DerefMut<Target = ProjectFiles> + '_ {
+        &mut self.files
+    }
+}
+
+impl HasSandbox for Cx {
+    fn sandbox(&self) -> Rc<dyn Sandbox> {
+        self.sandbox.clone()
+    }
+    fn reports_sent(&self) -> usize {
+        self.earlier_reports + self.sent.len()
+    }
+    fn send(&mut self, to: &str, content: String) {
+        self.sent.push((to.to_owned(), content));
+    }
+}
+
+fn cx(sandbox: Rc<dyn Sandbox>) -> Cx {
+    let mut files = ProjectFiles::default();
+    files.write("game.js", GAME).unwrap();
+    files.write("index.html", "<script type=module src=game.js></script>").unwrap();
+    files.write("tests/game.test.js", "import { slide } from '../game.js';").unwrap();
+    Cx { files, sandbox, sent: Vec::new(), earlier_reports: 0 }
+}
+
+fn failing() -> TestReport {
+    TestReport { results: vec![TestResult::new("tests/game.test.js", "merges", Outcome::Failed, "expected 4 got 2")] }
+}
+
+fn passing() -> TestReport {
+    TestReport { results: vec![TestResult::new("tests/game.test.js", "merges", Outcome::Passed, "")] }
+}
+
+fn registry(engineer: Option<&str>) -> Registry<Cx> {
+    let mut registry = Registry::default();
+    register_sandbox_commands(&mut registry, SandboxRules { engineer: engineer.map(str::to_owned), max_rounds: 2 });
+    registry
+}
+
+fn run(registry: &Registry<Cx>, cx: &mut Cx, name: &str, args: serde_json::Value) -> Result<String, String> {
+    futures::executor::block_on(registry.run_command(cx, &Command::new(name, args))).map_err(|e| e.to_string())
+}
+
+#[test]
+fn failing_tests_go_to_the_engineer_for_a_few_rounds() {
+    let fake = FakeSandbox::with_reports([failing(), failing(), failing(), passing()]);
+    let registry = registry(Some("Alex"));
+    let mut cx = cx(Rc::new(fake.clone()));
+    let first = run(&registry, &mut cx, "Sandbox.run_tests", json!({})).unwrap();
+    assert_eq!(
+        first,
+        "tests: 0 passed, 1 failed\nFAILED tests/game.test.js › merges: expected 4 got 2\n\
+         Sent the failures to Alex to fix (round 1 of 2). Run the tests again once they answer."
+    );
+    assert_eq!(cx.sent.len(), 1);
+    assert_eq!(cx.sent[0].0, "Alex");
+    assert!(cx.sent[0].1.starts_with("The tests fail (round 1 of 2)."), "{}", cx.sent[0].1);
+    assert!(cx.sent[0].1.contains("FAILED tests/game.test.js › merges: expected 4 got 2"));
+    // The sandbox got the current files and the path.
+    assert_eq!(fake.runs.borrow()[0].0["game.js"], GAME);
+    assert_eq!(fake.runs.borrow()[0].1, None);
+
+    run(&registry, &mut cx, "Sandbox.run_tests", json!({"path": "tests/game.test.js"})).unwrap();
+    assert_eq!(fake.runs.borrow()[1].1.as_deref(), Some("tests/game.test.js"));
+    let third = run(&registry, &mut cx, "Sandbox.run_tests", json!({})).unwrap();
+    assert_eq!(cx.sent.len(), 2, "no third round");
+    assert!(third.contains("went to Alex 2 times already") && third.contains("report what still fails to your team leader"), "{third}");
+    let passed = run(&registry, &mut cx, "Sandbox.run_tests", json!({})).unwrap();
+    assert_eq!(passed, "tests: 1 passed");
+    assert_eq!(cx.sent.len(), 2);
+}
+
+#[test]
+fn without_an_engineer_failures_are_only_reported() {
+    let mut cx = cx(Rc::new(FakeSandbox::with_reports([failing()])));
+    let text = run(&registry(None), &mut cx, "Sandbox.run_tests", json!({})).unwrap();
+    assert_eq!(text, "tests: 0 passed, 1 failed\nFAILED tests/game.test.js › merges: expected 4 got 2");
+    assert!(cx.sent.is_empty());
+}
+
+#[test]
+fn nothing_to_run_and_no_sandbox_are_clear_failures() {
+    let mut cx = cx(Rc::new(FakeSandbox::default()));
+    let error = run(&registry(Some("Alex")), &mut cx, "Sandbox.run_tests", json!({"path": "docs"})).unwrap_err();
+    assert!(error.contains("no test files under docs"), "{error}");
+    let mut cx = self::cx(Rc::new(NoSandbox));
+    let error = run(&registry(Some("Alex")), &mut cx, "Sandbox.run_tests", json!({})).unwrap_err();
+    assert!(error.contains("there is no sandbox in this session"), "{error}");
+    let error = run(&registry(None), &mut cx, "Sandbox.preview", json!({})).unwrap_err();
+    assert!(error.contains("there is no sandbox in this session"), "{error}");
+}
+
+#[test]
+fn preview_and_console() {
+    let fake = FakeSandbox::default();
+    fake.console.borrow_mut().extend([ConsoleLine::new("log", "ready"), ConsoleLine::new("uncaught", "ReferenceError: x is not defined\n  at game.js:1")]);
+    let registry = registry(None);
+    let mut cx = cx(Rc::new(fake));
+    let text = run(&registry, &mut cx, "Sandbox.preview", json!({})).unwrap();
+    assert_eq!(text, "the preview shows index.html with game.js\nconsole:\n[log] ready\n[uncaught] ReferenceError: x is not defined at game.js:1");
+    let text = run(&registry, &mut cx, "Sandbox.read_console", json!({})).unwrap();
+    assert_eq!(text, "[log] ready\n[uncaught] ReferenceError: x is not defined at game.js:1");
+    let mut empty = self::cx(Rc::new(FakeSandbox::default()));
+    assert_eq!(run(&registry, &mut empty, "Sandbox.read_console", json!({})).unwrap(), "the console is empty");
+}

@@ -1,0 +1,119 @@
+//! The project running: the live preview (a sandboxed frame, rebuilt when
+//! the files change), its console, "Run tests" with the results per test,
+//! and "Open in new tab". Everything runs in `web::sandbox`; this pane
+//! shows it and holds no logic of its own.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+use crate::core::sandbox::{snapshot, Outcome, Sandbox};
+use crate::web::sandbox::WebSandbox;
+
+use super::Shared;
+
+#[component]
+pub fn PreviewPane() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let sandbox: Option<WebSandbox> = shared.runner.with_value(|r| r.as_ref().and_then(|r| r.sandbox.clone()));
+    let Some(sandbox) = sandbox else {
+        return view! { <section class="card preview"><h2>"Preview"</h2><p class="note">"The sandbox is not available in this browser."</p></section> }.into_any();
+    };
+    let tick = RwSignal::new(0u64);
+    sandbox.on_change(move || tick.update(|t| *t += 1));
+    let host = NodeRef::<Div>::new();
+    let placed = sandbox.clone();
+    host.on_load(move |div| {
+        let _ = div.append_child(placed.host());
+    });
+    let files_of = move || shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().map(|f| snapshot(&f))));
+    // Rebuild the preview whenever a file changes and there is a page to show.
+    let rebuild = sandbox.clone();
+    Effect::new(move |_| {
+        let has_page = shared.files.with(|f| f.iter().any(|(p, _)| p.ends_with(".html")));
+        if !has_page {
+            return;
+        }
+        if let Some(files) = files_of() {
+            let sandbox = rebuild.clone();
+            leptos::task::spawn_local(async move {
+                let _ = sandbox.preview(files).await;
+            });
+        }
+    });
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let stored = StoredValue::new_local(sandbox);
+    let run_tests = move |_| {
+        let Some(files) = files_of() else { return };
+        let sandbox = stored.get_value();
+        busy.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            if let Err(e) = sandbox.run_tests(files, None).await {
+                error.set(Some(e.to_string()));
+            }
+            busy.set(false);
+        });
+    };
+    let open_tab = move |_| {
+        if let Err(e) = stored.with_value(|s| s.open_in_tab()) {
+            error.set(Some(e));
+        }
+    };
+    let console = move || {
+        tick.get();
+        stored.with_value(|s| s.console())
+    };
+    let report = move || {
+        tick.get();
+        stored.with_value(|s| s.last_report())
+    };
+    let has_preview = move || {
+        tick.get();
+        stored.with_value(|s| s.has_preview())
+    };
+    view! {
+        <section class="card preview" aria-label="Preview" data-testid="preview">
+            <h2>"Preview"</h2>
+            <div class="row">
+                <button data-testid="run-tests" disabled=move || busy.get() on:click=run_tests>
+                    {move || if busy.get() { "Running tests…" } else { "Run tests" }}
+                </button>
+                <button data-testid="open-tab" disabled=move || !has_preview() on:click=open_tab>"Open in new tab"</button>
+            </div>
+            <div class="preview-frame" node_ref=host></div>
+            {move || error.get().map(|e| view! { <p class="error" data-testid="sandbox-error">{e}</p> })}
+            <details class="console" open>
+                <summary>"Console"</summary>
+                <ol data-testid="console">
+                    {move || console().into_iter().map(|line| {
+                        let class = format!("console-{}", line.level);
+                        view! { <li class=class><span class="note">{line.level}</span>" "{line.text}</li> }
+                    }).collect_view()}
+                </ol>
+            </details>
+            {move || report().map(|report| view! {
+                <div class="tests" data-testid="test-results">
+                    <p><b>{format!("Tests: {}", report.summary())}</b></p>
+                    <ul>
+                        {report.results.into_iter().map(|r| {
+                            let (class, mark) = match r.outcome {
+                                Outcome::Passed => ("passed", "✓"),
+                                Outcome::Failed => ("failed", "✗"),
+                                Outcome::Error => ("error", "!"),
+                                Outcome::TimedOut => ("timed-out", "✗"),
+                            };
+                            view! {
+                                <li class=class>
+                                    <span class="state">{mark}</span>" "{format!("{} › {}", r.file, r.name)}
+                                    {(!r.message.is_empty()).then(|| view! { <pre class="note">{r.message.clone()}</pre> })}
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            })}
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,378 @@
+//! The browser's sandbox: the `Sandbox` port on an opaque-origin frame.
+//!
+//! `www/sandbox/frame.html` is loaded in `<iframe sandbox="allow-scripts">`
+//! (no `allow-same-origin`), so whatever runs there has an opaque origin:
+//! no access to the app's IndexedDB, localStorage, key or DOM, and its own
+//! Content-Security-Policy allows no network. The preview is the project's
+//! page written into such a frame (with `bridge.js` first in its head,
+//! forwarding console output); tests run in a fresh hidden frame, each
+//! file in its own Worker (with `harness.js`), terminated at the time
+//! limit, and the frame is removed when the run ends, so nothing outlives it.
+//!
+//! Messages are accepted only from the frame's own window, and read as
+//! untrusted data: typed fields, cut to a size, never HTML. This module
+//! does no bundling (that is `core::sandbox::bundle`) and decides nothing
+//! about what a result means.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::mpsc;
+use futures::future::{select, Either, LocalBoxFuture};
+use futures::StreamExt;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::core::sandbox::bundle::{module_url, preview_document, test_files};
+use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, TestReport, TestResult};
+use crate::web::transport::sleep;
+
+/// Where the frame page is, relative to the app.
+const FRAME_URL: &str = "sandbox/frame.html";
+const TAB_URL: &str = "sandbox/tab.html";
+const BRIDGE: &str = include_str!("bridge.js");
+const HARNESS: &str = include_str!("harness.js");
+/// How long a frame may take to load before the sandbox gives up.
+const READY_MS: u64 = 10_000;
+/// How long the preview waits for its page's `load` before answering.
+const LOADED_MS: u64 = 3_000;
+/// Console lines kept (the latest).
+const CONSOLE_KEEP: usize = 500;
+
+/// A `message` listener on the app's window.
+type MessageListener = Closure<dyn FnMut(web_sys::MessageEvent)>;
+
+/// The sandbox of this tab. Cheap to clone (a handle).
+#[derive(Clone)]
+pub struct WebSandbox {
+    inner: Rc<Inner>,
+}
+
+struct Inner {
+    /// Time limit per test file.
+    limit_ms: u32,
+    /// Where the preview frame lives; the UI puts it in its pane.
+    host: web_sys::Element,
+    preview: RefCell<Option<Frame>>,
+    /// Counts previews; a newer one supersedes a preview still loading.
+    previews: Cell<u64>,
+    /// The current preview's document, for "open in a new tab".
+    preview_html: RefCell<Option<String>>,
+    console: RefCell<Vec<ConsoleLine>>,
+    last_report: RefCell<Option<TestReport>>,
+    /// Bumped on every change the UI may want to show.
+    revision: Cell<u64>,
+    on_change: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Listeners of tabs opened with the preview, until they said ready.
+    tabs: RefCell<Vec<MessageListener>>,
+}
+
+impl WebSandbox {
+    /// A sandbox whose test files each get `limit_ms` to finish.
+    pub fn new(limit_ms: u32) -> Result<Self, SandboxError> {
+        let host = document()?.create_element("div").map_err(js_error)?;
+        host.set_class_name("preview-host");
+        Ok(Self {
+            inner: Rc::new(Inner {
+                limit_ms,
+                host,
+                preview: RefCell::new(None),
+                previews: Cell::new(0),
+                preview_html: RefCell::new(None),
+                console: RefCell::new(Vec::new()),
+                last_report: RefCell::new(None),
+                revision: Cell::new(0),
+                on_change: RefCell::new(None),
+                tabs: RefCell::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// The element that holds the preview frame (put it in the page once;
+    /// moving a frame reloads it).
+    pub fn host(&self) -> &web_sys::Element {
+        &self.inner.host
+    }
+
+    /// Called after every change to the console, the preview or the report.
+    pub fn on_change(&self, f: impl Fn() + 'static) {
+        *self.inner.on_change.borrow_mut() = Some(Rc::new(f));
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.inner.revision.get()
+    }
+
+    pub fn last_report(&self) -> Option<TestReport> {
+        self.inner.last_report.borrow().clone()
+    }
+
+    pub fn has_preview(&self) -> bool {
+        self.inner.preview_html.borrow().is_some()
+    }
+
+    /// Open the current preview in a tab of its own (`sandbox/tab.html`,
+    /// which holds the same kind of sandbox frame).
+    pub fn open_in_tab(&self) -> Result<(), String> {
+        let Some(html) = self.inner.preview_html.borrow().clone() else {
+            return Err("there is no preview yet".into());
+        };
+        let window = web_sys::window().ok_or("no window")?;
+        let tab = window
+            .open_with_url_and_target(TAB_URL, "_blank")
+            .map_err(|_| "the browser did not open a tab".to_string())?
+            .ok_or("the browser blocked the new tab")?;
+        let origin = window.location().origin().unwrap_or_default();
+        let expected = tab.clone();
+        let listener = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let from_tab = event.source().is_some_and(|s| js_sys::Object::is(&s, &expected));
+            if from_tab && event.origin() == origin && field(&event.data(), "tabteam").as_deref() == Some("tab-ready") {
+                let message = object(&[("kind", "preview".into()), ("html", html.as_str().into())]);
+                let _ = expected.post_message(&message, &origin);
+            }
+        });
+        window.add_event_listener_with_callback("message", listener.as_ref().unchecked_ref()).map_err(|_| "cannot listen to the tab")?;
+        self.inner.tabs.borrow_mut().push(listener);
+        Ok(())
+    }
+
+    fn changed(&self) {
+        self.inner.revision.set(self.inner.revision.get() + 1);
+        let callback = self.inner.on_change.borrow().clone();
+        if let Some(callback) = callback {
+            callback();
+        }
+    }
+
+    async fn show(&self, files: FileMap) -> Result<PreviewInfo, SandboxError> {
+        let doc = preview_document(&files, &format!("<script>{BRIDGE}</script>"))?;
+        self.inner.console.borrow_mut().clear();
+        if !self.inner.host.is_connected() {
+            // Nobody placed the host: keep it in the page, out of sight.
+            let _ = self.inner.host.set_attribute("style", "position:absolute;left:-10000px;width:400px;height:300px");
+            document()?.body().ok_or_else(|| SandboxError::Failed("the page has no body".into()))?.append_child(&self.inner.host).map_err(js_error)?;
+        }
+        let (tx, mut rx) = mpsc::unbounded::<String>();
+        let this = self.clone();
+        let frame = Frame::open(&self.inner.host, "The project's page (sandboxed)", move |kind, data| match kind.as_str() {
+            "console" => {
+                let level = field(&data, "level").unwrap_or_else(|| "log".into());
+                let text = field(&data, "text").unwrap_or_default();
+                this.push_console(cut(&level, 16), cut(&text, 4000));
+            }
+            _ => {
+                let _ = tx.unbounded_send(kind);
+            }
+        })?;
+        let window = frame.window()?;
+        let mine = self.inner.previews.get() + 1;
+        self.inner.previews.set(mine);
+        *self.inner.preview.borrow_mut() = Some(frame);
+        *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
+        self.changed();
+        let info = PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing };
+        if wait_for(&mut rx, "ready", READY_MS).await.is_err() {
+            // Replaced by a newer preview of newer files (its frame is gone): not a failure.
+            return if self.inner.previews.get() != mine { Ok(info) } else { Err(SandboxError::Failed("the preview frame did not load".into())) };
+        }
+        let message = object(&[("kind", "preview".into()), ("html", doc.html.as_str().into())]);
+        window.post_message(&message, "*").map_err(js_error)?;
+        // A page that never finishes loading still shows; the wait only
+        // lets its first console lines arrive before answering.
+        let _ = wait_for(&mut rx, "loaded", LOADED_MS).await;
+        Ok(info)
+    }
+
+    fn push_console(&self, level: String, text: String) {
+        {
+            let mut console = self.inner.console.borrow_mut();
+            console.push(ConsoleLine { level, text });
+            let extra = console.len().saturating_sub(CONSOLE_KEEP);
+            console.drain(..extra);
+        }
+        self.changed();
+    }
+
+    async fn test(&self, files: FileMap, path: Option<String>) -> Result<TestReport, SandboxError> {
+        let paths = test_files(&files, path.as_deref())?;
+        let mut report = TestReport::default();
+        let jobs = js_sys::Array::new();
+        let mut count = 0u64;
+        for file in &paths {
+            match module_url(&files, file) {
+                Ok(url) => {
+                    jobs.push(&object(&[("file", file.as_str().into()), ("url", url.as_str().into())]));
+                    count += 1;
+                }
+                Err(e) => report.results.push(TestResult::new(file, "(loading the file)", Outcome::Error, &e.to_string())),
+            }
+        }
+        if count > 0 {
+            let results = self.run_jobs(jobs, &paths, count).await?;
+            report.results.extend(results);
+        }
+        *self.inner.last_report.borrow_mut() = Some(report.clone());
+        self.changed();
+        Ok(report)
+    }
+
+    async fn run_jobs(&self, jobs: js_sys::Array, paths: &[String], count: u64) -> Result<Vec<TestResult>, SandboxError> {
+        let host = document()?.body().ok_or_else(|| SandboxError::Failed("the page has no body".into()))?;
+        let (tx, mut rx) = mpsc::unbounded::<(String, JsValue)>();
+        let frame = Frame::open(&host, "Test runner", move |kind, data| {
+            let _ = tx.unbounded_send((kind, data));
+        })?;
+        let _ = frame.iframe.set_attribute("style", "display:none");
+        next_data(&mut rx, "ready", READY_MS).await.ok_or_else(|| SandboxError::Failed("the test frame did not load".into()))?;
+        let limit = self.inner.limit_ms;
+        let message = object(&[("kind", "tests".into()), ("jobs", jobs.into()), ("harness", HARNESS.into()), ("limitMs", limit.into())]);
+        frame.window()?.post_message(&message, "*").map_err(js_error)?;
+        // The frame enforces the limit per file; this is the backstop if
+        // the frame itself stops answering. Removing it ends its workers.
+        let backstop = u64::from(limit) * count + 5_000;
+        let answer = next_data(&mut rx, "report", backstop).await;
+        drop(frame);
+        Ok(match answer {
+            Some(data) => read_results(&data, paths),
+            None => paths
+                .iter()
+                .map(|file| TestResult::new(file, "(time limit)", Outcome::TimedOut, "the sandbox stopped answering; its frame was removed"))
+                .collect(),
+        })
+    }
+}
+
+impl Sandbox for WebSandbox {
+    fn run_tests(&self, files: FileMap, path: Option<String>) -> LocalBoxFuture<'_, Result<TestReport, SandboxError>> {
+        Box::pin(self.test(files, path))
+    }
+
+    fn preview(&self, files: FileMap) -> LocalBoxFuture<'_, Result<PreviewInfo, SandboxError>> {
+        Box::pin(self.show(files))
+    }
+
+    fn console(&self) -> Vec<ConsoleLine> {
+        self.inner.console.borrow().clone()
+    }
+}
+
+/// One sandboxed frame and its message listener; dropping it removes both.
+struct Frame {
+    iframe: web_sys::HtmlIFrameElement,
+    listener: MessageListener,
+}
+
+impl Frame {
+    /// A new `<iframe sandbox="allow-scripts">` of the frame page in
+    /// `parent`; `on_message(kind, data)` sees messages from it only.
+    fn open(parent: &web_sys::Element, title: &str, mut on_message: impl FnMut(String, JsValue) + 'static) -> Result<Self, SandboxError> {
+        let iframe: web_sys::HtmlIFrameElement = document()?.create_element("iframe").map_err(js_error)?.dyn_into().map_err(|_| SandboxError::Failed("not an iframe".into()))?;
+        iframe.set_attribute("sandbox", "allow-scripts").map_err(js_error)?;
+        iframe.set_attribute("title", title).map_err(js_error)?;
+        iframe.set_attribute("data-testid", "sandbox-frame").map_err(js_error)?;
+        iframe.set_src(FRAME_URL);
+        let source = iframe.clone();
+        let listener = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let Some(window) = source.content_window() else { return };
+            if !event.source().is_some_and(|s| js_sys::Object::is(&s, &window)) {
+                return;
+            }
+            let data = event.data();
+            if let Some(kind) = field(&data, "tabteam") {
+                on_message(cut(&kind, 32), data);
+            }
+        });
+        web_sys::window()
+            .ok_or_else(|| SandboxError::Failed("no window".into()))?
+            .add_event_listener_with_callback("message", listener.as_ref().unchecked_ref())
+            .map_err(js_error)?;
+        parent.append_child(&iframe).map_err(js_error)?;
+        Ok(Self { iframe, listener })
+    }
+
+    fn window(&self) -> Result<web_sys::Window, SandboxError> {
+        self.iframe.content_window().ok_or_else(|| SandboxError::Failed("the frame has no window".into()))
+    }
+}
+
+impl Drop for Frame {
+    fn drop(&mut self) {
+        if let Some(window) = web_sys::window() {
+            let _ = window.remove_event_listener_with_callback("message", self.listener.as_ref().unchecked_ref());
+        }
+        self.iframe.remove();
+    }
+}
+
+async fn wait_for(rx: &mut mpsc::UnboundedReceiver<String>, kind: &str, ms: u64) -> Result<(), ()> {
+    let wanted = async {
+        while let Some(k) = rx.next().await {
+            if k == kind {
+                return Ok(());
+            }
+        }
+        Err(())
+    };
+    match select(Box::pin(wanted), Box::pin(sleep(ms))).await {
+        Either::Left((result, _)) => result,
+        Either::Right(_) => Err(()),
+    }
+}
+
+async fn next_data(rx: &mut mpsc::UnboundedReceiver<(String, JsValue)>, kind: &str, ms: u64) -> Option<JsValue> {
+    let wanted = async {
+        while let Some((k, data)) = rx.next().await {
+            if k == kind {
+                return Some(data);
+            }
+        }
+        None
+    };
+    match select(Box::pin(wanted), Box::pin(sleep(ms))).await {
+        Either::Left((data, _)) => data,
+        Either::Right(_) => None,
+    }
+}
+
+/// The results the frame sent, as far as they are well-formed; anything
+/// else becomes an error result naming the files.
+fn read_results(data: &JsValue, paths: &[String]) -> Vec<TestResult> {
+    #[derive(Deserialize)]
+    struct Wire {
+        results: Vec<TestResult>,
+    }
+    match serde_wasm_bindgen::from_value::<Wire>(data.clone()) {
+        Ok(wire) => wire
+            .results
+            .into_iter()
+            .take(1000)
+            .map(|r| TestResult { file: cut(&r.file, 300), name: cut(&r.name, 300), outcome: r.outcome, message: cut(&r.message, 4000) })
+            .collect(),
+        Err(e) => paths.iter().map(|f| TestResult::new(f, "(the report)", Outcome::Error, &format!("the sandbox sent a report that could not be read: {e}"))).collect(),
+    }
+}
+
+fn field(data: &JsValue, name: &str) -> Option<String> {
+    js_sys::Reflect::get(data, &JsValue::from_str(name)).ok()?.as_string()
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let object = js_sys::Object::new();
+    for (name, value) in fields {
+        let _ = js_sys::Reflect::set(&object, &JsValue::from_str(name), value);
+    }
+    object.into()
+}
+
+fn cut(text: &str, max_chars: usize) -> String {
+    text.chars().take(max_chars).collect()
+}
+
+fn document() -> Result<web_sys::Document, SandboxError> {
+    web_sys::window().and_then(|w| w.document()).ok_or_else(|| SandboxError::Failed("no document".into()))
+}
+
+fn js_error(e: JsValue) -> SandboxError {
+    SandboxError::Failed(e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message()))).unwrap_or_else(|| "a browser call failed".into()))
+}
