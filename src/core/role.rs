@@ -262,6 +262,11 @@ impl Role {
         self
     }
 
+    /// Give a hired role its own model (a per-role override).
+    pub fn set_llm(&mut self, llm: Rc<dyn Llm>) {
+        self.llm = Some(llm);
+    }
+
     pub fn name(&self) -> &str {
         &self.spec.name
     }
