@@ -12,6 +12,7 @@ pub mod framing;
 pub mod http;
 pub mod openai;
 pub mod presets;
+pub mod replay;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
