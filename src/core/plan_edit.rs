@@ -14,7 +14,7 @@ use futures::FutureExt;
 use serde_json::json;
 
 use super::commands::{register_plan_commands, Command, Registry};
-use super::plan::Plan;
+use super::plan::{Plan, Task};
 
 /// One change the person makes to the plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +80,8 @@ pub fn parse_ids(text: &str) -> Vec<String> {
 }
 
 /// A free id for a new task: one more than the largest numeric id.
-pub fn next_task_id(plan: &Plan) -> String {
-    let max = plan.tasks().iter().filter_map(|t| t.id.parse::<u64>().ok()).max().unwrap_or(0);
+pub fn next_task_id(tasks: &[Task]) -> String {
+    let max = tasks.iter().filter_map(|t| t.id.parse::<u64>().ok()).max().unwrap_or(0);
     (max + 1).to_string()
 }
 
@@ -173,8 +173,8 @@ mod tests {
     fn ids_and_notes() {
         assert_eq!(parse_ids(" 1, 2 3,,"), ["1", "2", "3"]);
         assert!(parse_ids("  ").is_empty());
-        assert_eq!(next_task_id(&plan().borrow()), "3");
-        assert_eq!(next_task_id(&Plan::new("g")), "1");
+        assert_eq!(next_task_id(plan().borrow().tasks()), "3");
+        assert_eq!(next_task_id(&[]), "1");
         let note = append("3", &[], "Write the code").note("Task 3 appended.");
         assert_eq!(note, "[Plan edited by the user] I appended task 3 (Write the code) for Alex. Task 3 appended.");
     }

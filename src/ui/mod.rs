@@ -6,6 +6,9 @@
 //! team), `run_view` (conversation, plan board, files, cost, Stop/Resume,
 //! questions), and here the page around them.
 
+mod plan_edit;
+mod replay;
+mod role_models;
 mod run_view;
 mod settings_panel;
 
@@ -19,6 +22,7 @@ use crate::core::view::RunView;
 use crate::web::runner::Runner;
 use crate::web::settings_store;
 
+use replay::ReplayButton;
 use run_view::RunPanel;
 use settings_panel::SettingsPanel;
 
@@ -39,11 +43,13 @@ pub struct Shared {
     pub files: RwSignal<Vec<(String, u32)>>,
     pub running: RwSignal<bool>,
     pub runner: StoredValue<Option<Rc<Runner>>, LocalStorage>,
+    /// The run is the sample replay (labelled as such; nothing is spent).
+    pub replay: RwSignal<bool>,
 }
 
 impl Shared {
     /// Re-read the plan and the file list from the running team's shared handles.
-    fn refresh(&self) {
+    pub(crate) fn refresh(&self) {
         self.runner.with_value(|runner| {
             let Some(runner) = runner else { return };
             if let Some(plan) = &runner.plan {
@@ -67,7 +73,7 @@ impl Shared {
         });
     }
 
-    fn on_event(&self, event: &TeamEvent) {
+    pub(crate) fn on_event(&self, event: &TeamEvent) {
         self.view.update(|v| v.apply(event));
         match event {
             TeamEvent::RoundStarted { .. } => self.running.set(true),
@@ -92,6 +98,7 @@ pub fn App() -> impl IntoView {
         files: RwSignal::new(Vec::new()),
         running: RwSignal::new(false),
         runner: StoredValue::new_local(None),
+        replay: RwSignal::new(false),
     };
     provide_context(shared);
     let first_visit = settings_store::first_visit();
@@ -116,6 +123,7 @@ pub fn App() -> impl IntoView {
         if let Err(e) = settings_store::save(&settings, &key) {
             notice.set(Some(e));
         }
+        shared.replay.set(false);
         shared.view.set(RunView::default());
         shared.plan.set(Vec::new());
         shared.files.set(Vec::new());
@@ -161,6 +169,7 @@ pub fn App() -> impl IntoView {
                         disabled=move || !problems().is_empty() || shared.running.get()
                         on:click=start
                     >"Start the team"</button>
+                    <ReplayButton/>
                     <span class="note" data-testid="idea-count">{move || format!("{} characters", idea.with(|i| i.trim().chars().count()))}</span>
                 </div>
                 <ul class="problems" data-testid="problems">

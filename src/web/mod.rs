@@ -5,6 +5,7 @@
 pub mod fetch;
 pub mod idb_store;
 pub mod kv;
+pub mod replay;
 pub mod runner;
 pub mod settings_store;
 pub mod transport;
