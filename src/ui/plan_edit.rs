@@ -46,7 +46,7 @@ fn run(shared: Shared, state: EditState, edit: PlanEdit) {
 pub fn TaskActions(task: Task) -> impl IntoView {
     let shared = expect_context::<Shared>();
     let state = expect_context::<EditState>();
-    let paused = move || !shared.running.get();
+    let paused = move || !shared.running.get() && !shared.replay.get();
     let edit_task = task.clone();
     let edit = move |_| {
         state.editing.set(Some(edit_task.id.clone()));
@@ -76,7 +76,8 @@ pub fn PlanEditor() -> impl IntoView {
     // The runner is not reactive: re-read it whenever a run starts or stops.
     let has_plan = move || {
         shared.running.track();
-        shared.runner.with_value(|r| r.as_ref().is_some_and(|r| r.plan.is_some()))
+        // A replay's plan is the recording's: its model has no answers for edits.
+        !shared.replay.get() && shared.runner.with_value(|r| r.as_ref().is_some_and(|r| r.plan.is_some()))
     };
     let paused = move || !shared.running.get();
     let submit = move || {
