@@ -48,10 +48,11 @@ fn RoleModelRow(name: String, profile: String) -> impl IntoView {
     };
     let set_price = move |input: bool, text: String| {
         let value: Option<f64> = text.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0);
+        // Read before the update: a signal cannot be read inside its own update.
+        let current = price().unwrap_or(Price::new(0.0, 0.0));
         settings.update(|s| {
             role.with_value(|r| {
                 let Some(o) = s.override_for(r).cloned() else { return };
-                let current = price().unwrap_or(Price::new(0.0, 0.0));
                 let price = value.map(|v| if input { Price::new(v, current.output_per_mtok) } else { Price::new(current.input_per_mtok, v) });
                 s.set_override(r, &o.model, price);
             })

@@ -19,7 +19,7 @@ use crate::core::recipes::{assign_models, build_team};
 use crate::core::settings::Settings;
 use crate::core::team::Team;
 
-use super::transport::{BrowserRuntime, FetchTransport};
+use super::transport::{FetchTransport, StoppableRuntime};
 
 /// A team at work (or paused) in this tab.
 pub struct Runner {
@@ -46,7 +46,7 @@ impl Runner {
         let transport = FetchTransport::default();
         let make = |model: &str| -> Rc<dyn Llm> {
             let config = settings.provider_config_for_model(model, key, origin.as_deref());
-            Rc::new(HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(BrowserRuntime)))
+            Rc::new(HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(StoppableRuntime(transport.stop.clone()))))
         };
         let mut runner = Self::with_llm(settings, make(&settings.model), idea, on_event);
         assign_models(&mut runner.team.borrow_mut(), settings, make);
@@ -96,6 +96,7 @@ impl Runner {
         if self.running.replace(true) {
             return;
         }
+        self.transport.stop.reset();
         let team = self.team.clone();
         let running = self.running.clone();
         let rounds = self.rounds;

@@ -42,3 +42,26 @@ test('a 429 with Retry-After shows the wait and the run recovers', async () => {
   assert.deepEqual(problems.filter((p) => !p.includes('429')), []);
   await context.close();
 });
+
+test('Stop during a long rate-limit wait stops at once; Resume recovers', async () => {
+  const model = 'e2e-429-stop';
+  await script(llm, model, [{ status: 429, text: 'Rate limit reached', headers: { 'retry-after': '50' } }]);
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await configure(page, llm, model, { team: 'assistant' });
+  await page.getByLabel('Your idea').fill('hello there');
+  await page.getByTestId('start').click();
+  await page.getByTestId('status').filter({ hasText: 'waiting 50 s' }).waitFor({ timeout: 15000 });
+  const pressed = Date.now();
+  await page.getByTestId('stop').click();
+  await page.getByTestId('status').filter({ hasText: 'Stopped by you' }).waitFor({ timeout: 5000 });
+  assert.ok(Date.now() - pressed < 5000, 'stopped without sitting out the wait');
+  assert.equal((await requests(llm, model)).length, 1, 'no request after Stop');
+  await screenshot(page, 'wait-3-stopped');
+
+  await script(llm, model, [{ text: 'QUICK' }, { text: 'Back after the stop.' }]);
+  await page.getByTestId('resume').click();
+  await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
+  assert.match(await page.getByTestId('conversation').textContent(), /Back after the stop\./);
+  assert.deepEqual(problems.filter((p) => !p.includes('429')), []);
+  await context.close();
+});
