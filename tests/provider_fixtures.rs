@@ -154,6 +154,7 @@ fn run_codec<'a>(codec: Codec, chunks: impl IntoIterator<Item = &'a [u8]>) -> Ru
             match item {
                 Ok(StreamEvent::Delta(d)) => run.deltas.push_str(&d),
                 Ok(StreamEvent::Done(c)) => run.done = Some(c),
+                Ok(StreamEvent::Waiting { .. }) => {}
                 Err(e) => run.error = Some(e),
             }
         }

@@ -66,6 +66,7 @@ async fn run(llm: &HttpLlm, model: &str) -> (Vec<String>, Result<Completion, Llm
         match event {
             Ok(StreamEvent::Delta(d)) => deltas.push(d),
             Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
+            Ok(StreamEvent::Waiting { .. }) => {}
             Err(e) => return (deltas, Err(e)),
         }
     }

@@ -90,6 +90,13 @@ impl PriceTable {
         *self.last.get_mut() = None;
     }
 
+    /// Every price of `other` set here too (a price the user entered later
+    /// joins the ones a saved session had).
+    pub fn merge(&mut self, other: &PriceTable) {
+        self.prices.extend(other.prices.iter().map(|(m, p)| (m.clone(), *p)));
+        *self.last.get_mut() = None;
+    }
+
     /// The price of `model`: an exact match, else the longest known name the
     /// model extends with a dash (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`).
     /// A router prefix (`openai/gpt-4o`) is ignored.

@@ -68,6 +68,10 @@ impl Environment {
         &self.roles
     }
 
+    pub fn roles_mut(&mut self) -> &mut [Role] {
+        &mut self.roles
+    }
+
     pub fn role(&self, name: &str) -> Option<&Role> {
         self.roles.iter().find(|r| r.name() == name)
     }

@@ -38,6 +38,9 @@ pub enum TeamEvent {
     /// A call starts; `quiet` calls (a classification) are not conversation.
     LlmStarted { role: String, model: String, quiet: bool },
     LlmDelta { role: String, text: String },
+    /// A role's call pauses `seconds` before trying again (a rate limit,
+    /// a busy provider); the next delta or the call's end clears it.
+    Waiting { role: String, seconds: u64, reason: String },
     LlmFinished { role: String, entry: CostEntry },
     /// A message entered the environment (or a role's own buffer).
     Published { message: MessageRef },

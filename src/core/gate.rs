@@ -212,6 +212,9 @@ impl LlmGate {
                         partial.push_str(&text);
                     }
                 }
+                StreamEvent::Waiting { ms, reason } => {
+                    self.events.emit_with(|| TeamEvent::Waiting { role: self.role.to_string(), seconds: ms.div_ceil(1000), reason });
+                }
                 StreamEvent::Done(done) => {
                     // Priced by the model asked for: providers answer with
                     // dated names the price table may not list.

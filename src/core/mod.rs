@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod message;
 pub mod mgx;
 pub mod plan;
+pub mod plan_edit;
 pub mod planner;
 pub mod post;
 pub mod recipes;

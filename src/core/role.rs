@@ -296,6 +296,16 @@ impl Role {
         self
     }
 
+    /// Give a hired role its own model (a per-role override).
+    pub fn set_llm(&mut self, llm: Rc<dyn Llm>) {
+        self.llm = Some(llm);
+    }
+
+    /// Back to the team's model.
+    pub fn clear_llm(&mut self) {
+        self.llm = None;
+    }
+
     pub fn name(&self) -> &str {
         &self.spec.name
     }

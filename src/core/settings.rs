@@ -49,6 +49,18 @@ impl TeamKind {
     }
 }
 
+/// A role that works with another model than the team's (same provider,
+/// same key): the engineer on a bigger model, say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct RoleModel {
+    /// The role's name, as the team shows it ("Alex").
+    pub role: String,
+    pub model: String,
+    /// A price the user entered, for a model the table does not know.
+    pub price: Option<Price>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
@@ -65,6 +77,9 @@ pub struct Settings {
     /// On load, continue a run the closed tab left interrupted, without
     /// waiting for a click.
     pub auto_resume: bool,
+    /// Roles on another model than `model` (empty: every role uses it).
+    /// Overrides naming a role the chosen team lacks are kept and unused.
+    pub overrides: Vec<RoleModel>,
 }
 
 impl Default for Settings {
@@ -80,6 +95,7 @@ impl Default for Settings {
             team: TeamKind::Company,
             remember_key: false,
             auto_resume: false,
+            overrides: Vec::new(),
         }
     }
 }
@@ -102,10 +118,34 @@ impl Settings {
     /// The price table for a run: the known prices plus the user's.
     pub fn prices(&self) -> PriceTable {
         let mut table = PriceTable::default();
+        for o in &self.overrides {
+            if let Some(price) = o.price {
+                table.set(o.model.trim(), price);
+            }
+        }
         if let Some(price) = self.custom_price {
             table.set(&self.model, price);
         }
         table
+    }
+
+    /// The model `role` works with: its override, else the team's.
+    pub fn model_for(&self, role: &str) -> &str {
+        self.override_for(role).map(|o| o.model.trim()).unwrap_or(self.model.trim())
+    }
+
+    /// The override for `role` that is in effect (a blank model is none).
+    pub fn override_for(&self, role: &str) -> Option<&RoleModel> {
+        self.overrides.iter().find(|o| o.role == role && !o.model.trim().is_empty())
+    }
+
+    /// Set `role`'s model (blank removes the override), keeping its price
+    /// only while the model stays the same.
+    pub fn set_override(&mut self, role: &str, model: &str, price: Option<Price>) {
+        self.overrides.retain(|o| o.role != role);
+        if !model.trim().is_empty() {
+            self.overrides.push(RoleModel { role: role.to_string(), model: model.trim().to_string(), price });
+        }
     }
 
     /// The price the run will use for the model, if any.
@@ -128,6 +168,16 @@ impl Settings {
         if self.model_price().is_none() {
             problems.push(format!("No price is known for \"{}\": enter its price per million tokens so the budget can be kept.", self.model));
         }
+        let prices = self.prices();
+        for o in self.overrides.iter().filter(|o| !o.model.trim().is_empty()) {
+            if prices.price(o.model.trim()).is_none() {
+                problems.push(format!(
+                    "No price is known for \"{}\" ({}'s model): enter its price in the per-role models so the budget can be kept.",
+                    o.model.trim(),
+                    o.role
+                ));
+            }
+        }
         if !(self.budget.is_finite() && self.budget > 0.0) {
             problems.push("Set a budget above $0.".into());
         }
@@ -135,6 +185,11 @@ impl Settings {
             problems.push("Allow at least one round.".into());
         }
         problems
+    }
+
+    /// [`Settings::provider_config`] for another model of the same provider.
+    pub fn provider_config_for_model(&self, model: &str, key: &str, origin: Option<&str>) -> ProviderConfig {
+        ProviderConfig { model: model.trim().to_string(), ..self.provider_config(key, origin) }
     }
 
     /// Where and how to call the model, with the key given for this session.
@@ -202,6 +257,31 @@ mod tests {
         assert_eq!(config.api_key.as_deref(), Some("sk-secret-123"));
         let saved = serde_json::to_string(&s).unwrap();
         assert!(!saved.contains("sk-secret"), "{saved}");
+    }
+
+    #[test]
+    fn per_role_models_are_priced_checked_and_saved() {
+        let mut s = Settings::default();
+        s.set_override("Alex", "gpt-4o", None);
+        s.set_override("Bob", "my-finetune", None);
+        s.set_override("Eve", "  ", None);
+        assert_eq!((s.model_for("Alex"), s.model_for("Bob"), s.model_for("Eve"), s.model_for("Mike")), ("gpt-4o", "my-finetune", s.model.as_str(), s.model.as_str()));
+        let problems = s.problems("k").join(" ");
+        assert!(problems.contains("\"my-finetune\" (Bob's model)"), "{problems}");
+        assert!(!problems.contains("gpt-4o"), "a known model needs no price: {problems}");
+        s.set_override("Bob", "my-finetune", Some(Price::new(3.0, 4.0)));
+        assert!(s.problems("k").is_empty(), "{:?}", s.problems("k"));
+        assert_eq!(s.prices().price("my-finetune"), Some(Price::new(3.0, 4.0)));
+        assert_eq!(s.provider_config_for_model("gpt-4o", "k", None).model, "gpt-4o");
+        // Saved with the settings, never with a key; old saves load without them.
+        let saved = serde_json::to_string(&s).unwrap();
+        let back: Settings = serde_json::from_str(&saved).unwrap();
+        assert_eq!(back.overrides, s.overrides);
+        let old: Settings = serde_json::from_str(r#"{"model":"gpt-4o-mini"}"#).unwrap();
+        assert!(old.overrides.is_empty());
+        // Blank removes.
+        s.set_override("Alex", "", None);
+        assert_eq!(s.model_for("Alex"), s.model);
     }
 
     #[test]

@@ -76,6 +76,8 @@ pub struct RunView {
     live: BTreeMap<String, usize>,
     /// Roles whose current call is quiet.
     quiet: std::collections::BTreeSet<String>,
+    /// Roles whose call is pausing before a retry.
+    waiting: std::collections::BTreeSet<String>,
 }
 
 impl RunView {
@@ -100,22 +102,22 @@ impl RunView {
                     self.live.insert(role.clone(), i);
                 }
             }
-            TeamEvent::LlmDelta { role, .. } if self.quiet.contains(role) => {}
+            TeamEvent::Waiting { role, seconds, reason } => {
+                self.waiting.insert(role.clone());
+                self.busy.insert(role.clone(), format!("waiting {seconds} s ({reason})"));
+            }
             TeamEvent::LlmDelta { role, text } => {
-                let i = match self.live.get(role) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.push(role, EntryKind::Answer, String::new());
-                        self.live.insert(role.clone(), i);
-                        i
-                    }
-                };
-                let entry = &mut self.entries[i];
-                entry.live = true;
-                entry.text.push_str(text);
+                // The call proceeds: the wait is over.
+                if self.waiting.remove(role) {
+                    self.busy.insert(role.clone(), "thinking".into());
+                }
+                if !self.quiet.contains(role) {
+                    self.append_delta(role, text);
+                }
             }
             TeamEvent::LlmFinished { role, entry } => {
                 self.quiet.remove(role);
+                self.waiting.remove(role);
                 if let Some(i) = self.live.remove(role) {
                     let (thoughts, commands) = split_commands(&self.entries[i].text);
                     let e = &mut self.entries[i];
@@ -149,6 +151,7 @@ impl RunView {
             }
             TeamEvent::Undelivered { .. } | TeamEvent::RoundFinished { .. } => {}
             TeamEvent::RoleFailed { role, error } => {
+                self.waiting.remove(role);
                 self.end_stream(role);
                 self.busy.remove(role);
                 self.push(role, EntryKind::Error, error.clone());
@@ -172,6 +175,7 @@ impl RunView {
                     self.end_stream(&role);
                 }
                 self.busy.clear();
+                self.waiting.clear();
                 self.state = RunState::Stopped(reason.clone());
             }
         }
@@ -192,6 +196,20 @@ impl RunView {
     /// Questions still waiting for the user.
     pub fn open_questions(&self) -> Vec<&Entry> {
         self.entries.iter().filter(|e| matches!(e.kind, EntryKind::Question { answered: false, .. })).collect()
+    }
+
+    fn append_delta(&mut self, role: &str, text: &str) {
+        let i = match self.live.get(role) {
+            Some(&i) => i,
+            None => {
+                let i = self.push(role, EntryKind::Answer, String::new());
+                self.live.insert(role.to_string(), i);
+                i
+            }
+        };
+        let entry = &mut self.entries[i];
+        entry.live = true;
+        entry.text.push_str(text);
     }
 
     fn end_stream(&mut self, role: &str) {
@@ -300,6 +318,26 @@ mod tests {
         v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
         assert_eq!(v.entries[1].text, "Designing …(abandoned)");
         assert_eq!(v.state, RunState::Stopped(StopReason::Cancelled));
+    }
+
+    #[test]
+    fn a_wait_shows_in_the_status_until_the_call_proceeds() {
+        let mut v = RunView::default();
+        v.apply(&TeamEvent::RoundStarted { round: 1 });
+        v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into(), quiet: false });
+        v.apply(&TeamEvent::Waiting { role: "Alice".into(), seconds: 3, reason: "rate limited by the provider".into() });
+        assert_eq!(v.busy["Alice"], "waiting 3 s (rate limited by the provider)");
+        assert!(v.entries.iter().all(|e| e.text.is_empty()), "a wait is status, not conversation");
+        v.apply(&TeamEvent::LlmDelta { role: "Alice".into(), text: "PRD".into() });
+        assert_eq!(v.busy["Alice"], "thinking");
+        assert_eq!(v.entries[0].text, "PRD");
+        // A wait that ends in failure or a stop is cleared too.
+        v.apply(&TeamEvent::Waiting { role: "Bob".into(), seconds: 1, reason: "x".into() });
+        v.apply(&TeamEvent::RoleFailed { role: "Bob".into(), error: "rate limited".into() });
+        assert!(!v.busy.contains_key("Bob"));
+        v.apply(&TeamEvent::Waiting { role: "Eve".into(), seconds: 1, reason: "x".into() });
+        v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
+        assert!(v.busy.is_empty());
     }
 
     #[test]

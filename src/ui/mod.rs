@@ -7,6 +7,9 @@
 //! questions), and here the page around them.
 
 mod preview;
+mod plan_edit;
+mod replay;
+mod role_models;
 mod run_view;
 mod sessions;
 mod settings_panel;
@@ -23,6 +26,7 @@ use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
 use crate::web::settings_store;
 
+use replay::ReplayButton;
 use run_view::RunPanel;
 use sessions::SessionsPanel;
 use settings_panel::SettingsPanel;
@@ -53,11 +57,13 @@ pub struct Shared {
     pub session_id: RwSignal<Option<String>>,
     /// What storage could not do, in words.
     pub storage_note: RwSignal<Option<String>>,
+    /// The run is the sample replay (labelled as such; nothing is spent).
+    pub replay: RwSignal<bool>,
 }
 
 impl Shared {
     /// Re-read the plan and the file list from the running team's shared handles.
-    fn refresh(&self) {
+    pub(crate) fn refresh(&self) {
         self.runner.with_value(|runner| {
             let Some(runner) = runner else { return };
             if let Some(plan) = &runner.plan {
@@ -81,7 +87,7 @@ impl Shared {
         });
     }
 
-    fn on_event(&self, event: &TeamEvent) {
+    pub(crate) fn on_event(&self, event: &TeamEvent) {
         self.view.update(|v| v.apply(event));
         match event {
             TeamEvent::RoundStarted { .. } => self.running.set(true),
@@ -111,6 +117,7 @@ pub fn App() -> impl IntoView {
         sessions: RwSignal::new(Vec::new()),
         session_id: RwSignal::new(None),
         storage_note: RwSignal::new(None),
+        replay: RwSignal::new(false),
     };
     provide_context(shared);
     sessions::boot(shared);
@@ -136,6 +143,7 @@ pub fn App() -> impl IntoView {
         if let Err(e) = settings_store::save(&settings, &key) {
             notice.set(Some(e));
         }
+        shared.replay.set(false);
         shared.running.set(true);
         sessions::start(shared, settings, key, idea.get_untracked().trim().to_string());
     };
@@ -177,6 +185,7 @@ pub fn App() -> impl IntoView {
                         disabled=move || !problems().is_empty() || shared.running.get()
                         on:click=start
                     >"Start the team"</button>
+                    <ReplayButton/>
                     <span class="note" data-testid="idea-count">{move || format!("{} characters", idea.with(|i| i.trim().chars().count()))}</span>
                 </div>
                 <ul class="problems" data-testid="problems">

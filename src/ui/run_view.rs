@@ -8,6 +8,8 @@ use leptos::prelude::*;
 use crate::core::markdown::to_safe_html;
 use crate::core::view::{stop_text, Entry, EntryKind, RunState};
 
+use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
+use super::replay::ReplayBanner;
 use super::Shared;
 
 #[component]
@@ -15,9 +17,11 @@ pub fn RunPanel() -> impl IntoView {
     let shared = expect_context::<Shared>();
     // The runner is not reactive; a run has started once either of these moved.
     let started = move || shared.running.get() || shared.view.with(|v| v.state != RunState::NotStarted);
+    provide_edit_state();
     view! {
         <Show when=started>
             <section class="run" aria-label="The team at work">
+                <ReplayBanner/>
                 <Toolbar/>
                 <div class="columns">
                     <Conversation/>
@@ -36,7 +40,8 @@ pub fn RunPanel() -> impl IntoView {
 fn Toolbar() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let status = move || {
-        shared.view.with(|v| match &v.state {
+        let replay = if shared.replay.get() { "Replay · " } else { "" };
+        let text = shared.view.with(|v| match &v.state {
             RunState::NotStarted => "Starting…".to_string(),
             RunState::Running => {
                 let busy: Vec<String> = v.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
@@ -47,7 +52,8 @@ fn Toolbar() -> impl IntoView {
                 }
             }
             RunState::Stopped(reason) => stop_text(reason),
-        })
+        });
+        format!("{replay}{text}")
     };
     let budget = move || shared.settings.with(|s| s.budget);
     let spent = move || shared.view.with(|v| v.total_dollars);
@@ -58,7 +64,11 @@ fn Toolbar() -> impl IntoView {
             <p class="status" data-testid="status" role="status" aria-live="polite">{status}</p>
             <div class="meter" data-testid="cost">
                 <meter min="0" max=budget value=spent></meter>
-                <span>{move || format!("${:.4} of ${:.2}", spent(), budget())}</span>
+                <span>{move || if shared.replay.get() {
+                    "replay: $0, no model is called".to_string()
+                } else {
+                    format!("${:.4} of ${:.2}", spent(), budget())
+                }}</span>
             </div>
             <div class="row">
                 <button data-testid="stop" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
@@ -173,12 +183,14 @@ fn PlanBoard() -> impl IntoView {
                                     <span class="state">{if t.is_finished { "✓" } else if Some(i) == current { "▶" } else { "·" }}</span>
                                     <span>{t.instruction.clone()}</span>
                                     <span class="note">{format!(" — {}{}", if t.assignee.is_empty() { "unassigned".to_string() } else { t.assignee.clone() }, deps)}</span>
+                                    <TaskActions task=t.clone()/>
                                 </li>
                             }
                         }).collect_view()
                     }}
                 </ol>
             </Show>
+            <PlanEditor/>
         </section>
     }
 }

@@ -9,6 +9,7 @@ use crate::core::cost::Price;
 use crate::core::llm::presets::PRESETS;
 use crate::core::settings::TeamKind;
 
+use super::role_models::RoleModels;
 use super::Shared;
 
 #[component]
@@ -91,6 +92,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     </select>
                 </label>
             </div>
+            <RoleModels/>
             <p class="note">{hint}</p>
         </details>
     }

@@ -6,6 +6,7 @@ pub mod download;
 pub mod fetch;
 pub mod idb_store;
 pub mod kv;
+pub mod replay;
 pub mod runner;
 pub mod session;
 pub mod sandbox;

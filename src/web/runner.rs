@@ -16,8 +16,10 @@ use crate::core::events::{EventSink, TeamEvent};
 use crate::core::files::ProjectFiles;
 use crate::core::human::HumanDesk;
 use crate::core::llm::client::HttpLlm;
+use crate::core::llm::Llm;
 use crate::core::plan::Plan;
-use crate::core::recipes::build_team;
+use crate::core::plan_edit::PlanEdit;
+use crate::core::recipes::{assign_models, build_team};
 use crate::core::settings::Settings;
 use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{SessionStatus, StoreError};
@@ -25,7 +27,7 @@ use crate::core::team::Team;
 
 use super::sandbox::WebSandbox;
 use super::session::{InFlight, Keeper};
-use super::transport::{BrowserRuntime, FetchTransport};
+use super::transport::{FetchTransport, StoppableRuntime};
 
 /// Each test file gets this long in the sandbox before its worker is stopped.
 const TEST_TIME_LIMIT_MS: u32 = 5_000;
@@ -40,6 +42,12 @@ pub struct Runner {
     pub files: Rc<RefCell<ProjectFiles>>,
     /// The plan of the role that plans (the team leader, the assistant).
     pub plan: Option<Rc<RefCell<Plan>>>,
+    /// The name of that role: told of the person's plan edits.
+    planner: Option<String>,
+    /// Also run on Stop (a replay's model stops typing).
+    on_stop: Option<Rc<dyn Fn()>>,
+    /// The model was given (a replay): settings never replace it.
+    given_model: bool,
     /// Where the session is kept, if it is.
     keeper: Rc<RefCell<Option<Rc<Keeper>>>>,
     /// Why saving stopped working, shown by the UI.
@@ -52,9 +60,18 @@ pub struct Runner {
 
 impl Runner {
     /// Build the team for `settings` and publish the idea; `on_event`
-    /// sees every event. Call `resume` to start working.
+    /// sees every event. Call `resume` to start working. Roles with a
+    /// per-role model in the settings call that model (same provider, key).
     pub fn new(settings: &Settings, key: &str, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
-        let runner = Self::build(settings, key, on_event);
+        let runner = Self::build(settings, key, None, on_event);
+        runner.team.borrow_mut().run_project(idea);
+        runner
+    }
+
+    /// Build the team for `settings` with the given model (a replay, say)
+    /// and publish the idea.
+    pub fn with_llm(settings: &Settings, llm: Rc<dyn Llm>, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
+        let runner = Self::build(settings, "", Some(llm), on_event);
         runner.team.borrow_mut().run_project(idea);
         runner
     }
@@ -67,39 +84,55 @@ impl Runner {
         snapshot: TeamSnapshot,
         on_event: impl Fn(&TeamEvent) + 'static,
     ) -> Result<Self, String> {
-        let runner = Self::build(settings, key, on_event);
+        let runner = Self::build(settings, key, None, on_event);
         runner.team.borrow_mut().restore(snapshot).map_err(|e| e.to_string())?;
         Ok(runner)
     }
 
-    fn llm(settings: &Settings, key: &str, transport: &FetchTransport) -> HttpLlm {
+    /// Run `f` too when the person presses Stop.
+    pub fn on_stop(mut self, f: impl Fn() + 'static) -> Self {
+        self.on_stop = Some(Rc::new(f));
+        self
+    }
+
+    /// The provider's model `model`, over this runner's transport (Stop
+    /// aborts its calls and cuts its retry pauses short).
+    fn model(settings: &Settings, key: &str, transport: &FetchTransport, model: &str) -> Rc<dyn Llm> {
         let origin = web_sys::window().and_then(|w| w.location().origin().ok());
-        HttpLlm::new(settings.provider_config(key, origin.as_deref()), Rc::new(transport.clone()), Rc::new(BrowserRuntime))
+        let config = settings.provider_config_for_model(model, key, origin.as_deref());
+        Rc::new(HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(StoppableRuntime(transport.stop.clone()))))
     }
 
     /// Take new settings and key for the next `resume` (a key typed after
     /// a session was reopened, a price entered, more rounds). Not while
-    /// the team runs.
+    /// the team runs; a replay keeps its model.
     pub fn reconfigure(&self, settings: &Settings, key: &str) {
         let Ok(mut team) = self.team.try_borrow_mut() else { return };
-        team.env.world.llm = Rc::new(Self::llm(settings, key, &self.transport));
-        let mut ledger = team.ledger.borrow_mut();
-        if let Some(price) = settings.custom_price {
-            ledger.prices.set(&settings.model, price);
+        if !self.given_model {
+            let make = |model: &str| Self::model(settings, key, &self.transport, model);
+            team.env.world.llm = make(&settings.model);
+            for role in team.env.roles_mut() {
+                role.clear_llm();
+            }
+            assign_models(&mut team, settings, make);
+            team.ledger.borrow_mut().prices.merge(&settings.prices());
         }
-        drop(ledger);
         self.rounds.set(settings.rounds);
     }
 
-    fn build(settings: &Settings, key: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
+    fn build(settings: &Settings, key: &str, given: Option<Rc<dyn Llm>>, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
         let transport = FetchTransport::default();
-        let llm = Self::llm(settings, key, &transport);
+        let given_model = given.is_some();
+        let llm = given.unwrap_or_else(|| Self::model(settings, key, &transport, &settings.model));
         let in_flight = InFlight::current();
         let events = EventSink::new(move |event| {
             in_flight.follow(event);
             on_event(event);
         });
-        let mut team = build_team(settings.team, Rc::new(llm), events.clone());
+        let mut team = build_team(settings.team, llm, events.clone());
+        if !given_model {
+            assign_models(&mut team, settings, |model| Self::model(settings, key, &transport, model));
+        }
         team.ledger.borrow_mut().prices = settings.prices();
         team.invest(settings.budget);
         let desk = Rc::new(HumanDesk::new(events));
@@ -109,7 +142,9 @@ impl Runner {
             team.env.world.sandbox = Rc::new(sandbox.clone());
         }
         let files = team.env.world.files.clone();
-        let plan = team.env.roles().iter().find(|r| r.spec.observe_all).map(|r| r.state.plan.clone());
+        let planner = team.env.roles().iter().find(|r| r.spec.observe_all);
+        let plan = planner.map(|r| r.state.plan.clone());
+        let planner = planner.map(|r| r.name().to_string());
         Self {
             team: Rc::new(RefCell::new(team)),
             desk,
@@ -118,6 +153,9 @@ impl Runner {
             rounds: Cell::new(settings.rounds),
             files,
             plan,
+            planner,
+            on_stop: None,
+            given_model,
             keeper: Rc::default(),
             storage_error: Rc::default(),
             on_saved: Rc::default(),
@@ -171,6 +209,7 @@ impl Runner {
         if self.running.replace(true) {
             return;
         }
+        self.transport.stop.reset();
         let team = self.team.clone();
         let running = self.running.clone();
         let rounds = self.rounds.get();
@@ -204,7 +243,28 @@ impl Runner {
     /// stops at once with its work kept, ready to resume.
     pub fn stop(&self) {
         self.transport.stop.stop();
+        if let Some(f) = &self.on_stop {
+            f();
+        }
         self.desk.cancel_all();
+    }
+
+    /// The person edits the plan with the leader's `Plan.*` commands.
+    /// Only while the team is paused: a running leader would be planning
+    /// from a plan that changes under it. On success the planning role is
+    /// told (a message from the user), so it acts on the change when the
+    /// team resumes. Returns the command's result or why it was refused.
+    pub fn edit_plan(&self, edit: &PlanEdit) -> Result<String, String> {
+        if self.running.get() {
+            return Err("The team is at work: stop it first, then edit the plan.".into());
+        }
+        let (Some(plan), Some(planner)) = (&self.plan, &self.planner) else {
+            return Err("This team has no plan to edit.".into());
+        };
+        let result = edit.apply(plan)?;
+        let mut team = self.team.try_borrow_mut().map_err(|_| "The team is busy; try again in a moment.".to_string())?;
+        team.publish_user_message(&edit.note(&result), &[planner.as_str()]);
+        Ok(result)
     }
 
     /// The user answered question `id`.

@@ -23,14 +23,27 @@ use crate::core::llm::http::{HttpRequest, HttpResponseHead};
 #[derive(Clone, Default)]
 pub struct StopSwitch {
     live: Rc<RefCell<Vec<Weak<AbortController>>>>,
+    /// Pressed and not yet reset: a request about to start (after a retry
+    /// pause) is refused, and a retry pause ends early.
+    pressed: Rc<Cell<bool>>,
 }
 
 impl StopSwitch {
-    /// Abort every request still in flight.
+    /// Abort every request still in flight, and any started before `reset`.
     pub fn stop(&self) {
+        self.pressed.set(true);
         for controller in self.live.borrow_mut().drain(..).filter_map(|w| w.upgrade()) {
             controller.abort();
         }
+    }
+
+    /// Allow requests again (the team resumes).
+    pub fn reset(&self) {
+        self.pressed.set(false);
+    }
+
+    pub fn is_pressed(&self) -> bool {
+        self.pressed.get()
     }
 
     fn register(&self, controller: &Rc<AbortController>) {
@@ -71,6 +84,9 @@ impl Transport for FetchTransport {
     ) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>> {
         let stop = self.stop.clone();
         Box::pin(async move {
+            if stop.is_pressed() {
+                return Err(TransportFailure::Aborted);
+            }
             let controller = Rc::new(AbortController::new().map_err(|_| TransportFailure::Network("AbortController unavailable".into()))?);
             stop.register(&controller);
             let timed_out = Rc::new(Cell::new(false));
@@ -113,6 +129,36 @@ impl Runtime for BrowserRuntime {
 
     fn jitter(&self) -> f64 {
         js_sys::Math::random()
+    }
+}
+
+/// [`BrowserRuntime`] whose pauses end early when Stop is pressed, so a
+/// team waiting out a rate limit stops at once, not after the wait.
+#[derive(Clone)]
+pub struct StoppableRuntime(pub StopSwitch);
+
+/// How often a pause looks at the Stop switch.
+const STOP_POLL_MS: u64 = 100;
+
+impl Runtime for StoppableRuntime {
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        let stop = self.0.clone();
+        Box::pin(async move {
+            let mut left = ms;
+            while left > 0 && !stop.is_pressed() {
+                let step = left.min(STOP_POLL_MS);
+                sleep(step).await;
+                left -= step;
+            }
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        BrowserRuntime.now_ms()
+    }
+
+    fn jitter(&self) -> f64 {
+        BrowserRuntime.jitter()
     }
 }
 

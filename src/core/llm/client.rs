@@ -130,6 +130,8 @@ impl Decoder {
 
 enum Phase {
     Connect,
+    /// A failed attempt will be retried after this pause.
+    Wait { delay_ms: u64 },
     Streaming { body: Box<dyn Body>, decoder: Decoder },
     Over,
 }
@@ -141,6 +143,8 @@ struct Call {
     policy: RetryPolicy,
     request: ChatRequest,
     phase: Phase,
+    /// Retries done so far.
+    attempt: u32,
 }
 
 impl Llm for HttpLlm {
@@ -159,6 +163,7 @@ impl Llm for HttpLlm {
             policy: self.policy,
             request,
             phase: Phase::Connect,
+            attempt: 0,
         };
         Box::pin(stream::unfold(call, step).flat_map(stream::iter))
     }
@@ -168,8 +173,8 @@ impl Llm for HttpLlm {
 async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Call)> {
     match std::mem::replace(&mut call.phase, Phase::Over) {
         Phase::Over => None,
-        Phase::Connect => match connect(&call).await {
-            Ok(body) => {
+        Phase::Connect => match attempt(&call).await {
+            Attempt::Body(body) => {
                 let decoder = match call.config.protocol {
                     Protocol::OpenAi => Decoder::OpenAi(OpenAiStream::for_request(&call.request)),
                     Protocol::Anthropic => Decoder::Anthropic(AnthropicStream::for_request(&call.request)),
@@ -177,8 +182,19 @@ async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Cal
                 call.phase = Phase::Streaming { body, decoder };
                 Some((Vec::new(), call))
             }
-            Err(e) => Some((vec![Err(e)], call)),
+            Attempt::Retry { delay_ms, reason } => {
+                // Say so before the pause, so the person sees why nothing moves.
+                call.phase = Phase::Wait { delay_ms };
+                call.attempt += 1;
+                Some((vec![Ok(StreamEvent::Waiting { ms: delay_ms, reason })], call))
+            }
+            Attempt::Failed(e) => Some((vec![Err(e)], call)),
         },
+        Phase::Wait { delay_ms } => {
+            call.runtime.sleep(delay_ms).await;
+            call.phase = Phase::Connect;
+            Some((Vec::new(), call))
+        }
         Phase::Streaming { mut body, mut decoder } => match body.next_chunk().await {
             Ok(Some(bytes)) => {
                 let events = decoder.feed(&bytes);
@@ -208,33 +224,46 @@ async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Cal
     }
 }
 
-/// Send with retries until a successful head arrives.
-async fn connect(call: &Call) -> Result<Box<dyn Body>, LlmError> {
+/// What one attempt to get a response head came to.
+enum Attempt {
+    Body(Box<dyn Body>),
+    /// Try again after `delay_ms`; `reason` says why, for the person.
+    Retry { delay_ms: u64, reason: String },
+    Failed(LlmError),
+}
+
+/// Send once; decide whether a failure is worth another try.
+async fn attempt(call: &Call) -> Attempt {
     let config = &call.config;
     let http = match config.protocol {
         Protocol::OpenAi => openai::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
         Protocol::Anthropic => anthropic::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
     };
-    let mut attempt = 0;
-    loop {
-        let (outcome, error) = match call.transport.send(http.clone(), config.timeout_ms).await {
-            Ok((head, body)) if head.is_success() => return Ok(body),
-            Ok((head, body)) => {
-                let text = read_all(body).await;
-                let error = error_from_response(config.protocol, head.status, &head, &text);
-                (Outcome::Response(head), error)
-            }
-            Err(TransportFailure::Aborted) => return Err(LlmError::Cancelled),
-            Err(TransportFailure::Timeout) => (Outcome::Timeout, LlmError::Timeout { after_ms: config.timeout_ms }),
-            Err(TransportFailure::Network(message)) => (Outcome::Network, LlmError::Network { message }),
-        };
-        match call.policy.decide(attempt, &outcome, call.runtime.jitter(), Some(call.runtime.now_ms())) {
-            RetryDecision::Retry { delay_ms } => {
-                call.runtime.sleep(delay_ms).await;
-                attempt += 1;
-            }
-            RetryDecision::GiveUp => return Err(unreachable(config, error)),
+    let (outcome, error) = match call.transport.send(http, config.timeout_ms).await {
+        Ok((head, body)) if head.is_success() => return Attempt::Body(body),
+        Ok((head, body)) => {
+            let text = read_all(body).await;
+            let error = error_from_response(config.protocol, head.status, &head, &text);
+            (Outcome::Response(head), error)
         }
+        Err(TransportFailure::Aborted) => return Attempt::Failed(LlmError::Cancelled),
+        Err(TransportFailure::Timeout) => (Outcome::Timeout, LlmError::Timeout { after_ms: config.timeout_ms }),
+        Err(TransportFailure::Network(message)) => (Outcome::Network, LlmError::Network { message }),
+    };
+    match call.policy.decide(call.attempt, &outcome, call.runtime.jitter(), Some(call.runtime.now_ms())) {
+        RetryDecision::Retry { delay_ms } => Attempt::Retry { delay_ms, reason: wait_reason(&error) },
+        RetryDecision::GiveUp => Attempt::Failed(unreachable(config, error)),
+    }
+}
+
+/// Why a call pauses before its next try, in a few words.
+fn wait_reason(error: &LlmError) -> String {
+    match error {
+        LlmError::RateLimited { .. } => "rate limited by the provider".into(),
+        LlmError::ProviderDown { status, .. } => format!("the provider is busy (HTTP {status})"),
+        LlmError::Timeout { .. } => "no answer in time".into(),
+        LlmError::Network { .. } => "the network failed".into(),
+        other => other.to_string(),
     }
 }
 
@@ -363,6 +392,7 @@ mod tests {
                 match event {
                     Ok(StreamEvent::Delta(d)) => deltas.push(d),
                     Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
+                    Ok(StreamEvent::Waiting { .. }) => {}
                     Err(e) => return (deltas, Err(e)),
                 }
             }
@@ -424,6 +454,33 @@ mod tests {
             assert_eq!(*runtime.slept.borrow(), want_sleeps, "case {i}");
             assert_eq!(transport.sent.borrow().len(), n, "case {i}: every scripted reply used, no more");
         }
+    }
+
+    #[test]
+    fn a_retry_wait_is_announced_before_the_pause() {
+        let rate_limited = status(429, vec![("retry-after", "3")], r#"{"error":{"message":"slow down"}}"#);
+        let down = status(503, vec![], r#"{"error":{"message":"busy"}}"#);
+        let (llm, _, runtime) = make(Protocol::OpenAi, vec![rate_limited, down, ok_sse(HELLO)]);
+        let events: Vec<StreamEvent> = block_on(llm.stream(request()).map(Result::unwrap).collect());
+        let waits: Vec<(u64, &str)> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Waiting { ms, reason } => Some((*ms, reason.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(waits, [(3000, "rate limited by the provider"), (1000, "the provider is busy (HTTP 503)")]);
+        assert_eq!(*runtime.slept.borrow(), [3000, 1000], "each announced wait is the pause taken");
+        // Both waits come before any text, and the call then completes.
+        let first_delta = events.iter().position(|e| matches!(e, StreamEvent::Delta(_))).unwrap();
+        assert!(first_delta > 1);
+        assert!(matches!(events.last(), Some(StreamEvent::Done(c)) if c.text == "Hello"));
+        // A call that gives up announces only the waits it took.
+        let give_up = || status(429, vec![("retry-after", "1")], "{}");
+        let (llm, _, _) = make(Protocol::OpenAi, vec![give_up(), give_up(), give_up()]);
+        let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
+        assert_eq!(events.iter().filter(|e| matches!(e, Ok(StreamEvent::Waiting { .. }))).count(), 2);
+        assert!(matches!(events.last(), Some(Err(LlmError::RateLimited { .. }))));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod framing;
 pub mod http;
 pub mod openai;
 pub mod presets;
+pub mod replay;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
@@ -139,6 +140,10 @@ pub enum StreamEvent {
     Delta(String),
     /// The end: the full text, why it stopped, and the usage.
     Done(Completion),
+    /// Nothing yet: the call pauses `ms` milliseconds before trying again
+    /// (a rate limit, a busy provider), for `reason`. Shown to the person
+    /// so a wait is never a silent stall.
+    Waiting { ms: u64, reason: String },
 }
 
 /// What can go wrong talking to a model. Each variant says what a person can do.
@@ -200,6 +205,7 @@ pub trait Llm {
                 match event? {
                     StreamEvent::Delta(d) => text.push_str(&d),
                     StreamEvent::Done(done) => return Ok(done),
+                    StreamEvent::Waiting { .. } => {}
                 }
             }
             Err(LlmError::Truncated { partial_text: text })

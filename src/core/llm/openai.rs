@@ -350,6 +350,7 @@ mod tests {
                     c.usage.completion_tokens,
                     if c.usage.estimated { "~" } else { "" }
                 ),
+                Ok(StreamEvent::Waiting { ms, .. }) => format!("waiting {ms}"),
                 Err(e) => format!("err {e:?}"),
             });
         }

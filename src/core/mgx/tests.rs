@@ -43,51 +43,13 @@ fn lead(finish: bool, to: &str, brief: &str, status: &str) -> String {
     answer("Next step.", Value::Array(list))
 }
 
-const PRD: &str = "# 2048\n\n## Product goals\n- Play 2048 in the browser\n\n## Competitive quadrant chart\n```mermaid\nquadrantChart\n    title Reach and engagement\n    x-axis Low Reach --> High Reach\n    y-axis Low Engagement --> High Engagement\n    \"Our game\": [0.6, 0.7]\n```\n";
-const DESIGN: &str = "# Design\n\n```mermaid\nclassDiagram\n    class Game {\n        +int[][] grid\n        +move(dir)\n    }\n```\n\n```mermaid\nsequenceDiagram\n    participant U as User\n    participant G as Game\n    U->>G: key press\n    G-->>U: new grid\n```\n";
-const TASKS: &str = "# Tasks\n\n1. game.js\n2. index.html\n3. style.css\n";
 const GAME_JS: &str = "export function slide(row) { const v = row.filter(Boolean); return v.concat(Array(4 - v.length).fill(0)); }\n";
-const INDEX_HTML: &str = "<!doctype html><title>2048</title><link rel=stylesheet href=style.css><div id=grid></div><script type=module src=game.js></script>\n";
-const STYLE_CSS: &str = "#grid { display: grid; grid-template-columns: repeat(4, 4rem); }\n";
-const TEST_JS: &str = "import { slide } from '../game.js';\nif (slide([0,2,0,2]).join() !== '2,2,0,0') throw new Error('slide');\n";
 
-/// The scripted answers, in call order (also used by the browser run in
-/// `web::team_run_tests`).
+/// The scripted answers, in call order: the recorded sample run the site
+/// replays (`recordings/company-2048.json`, one source for both), also used
+/// by the browser run in `web::team_run_tests`.
 pub(crate) fn script() -> Vec<String> {
-    let plan = answer(
-        "A software request: plan it and start with the PRD.",
-        json!([
-            cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Write the PRD", "assignee": "Alice", "task_type": "other"})),
-            cmd("Plan.append_task", json!({"task_id": "2", "dependent_task_ids": ["1"], "instruction": "Design the system", "assignee": "Bob"})),
-            cmd("Plan.append_task", json!({"task_id": "3", "dependent_task_ids": ["2"], "instruction": "Break it into tasks", "assignee": "Eve"})),
-            cmd("Plan.append_task", json!({"task_id": "4", "dependent_task_ids": ["3"], "instruction": "Write the code", "assignee": "Alex"})),
-            cmd("Plan.append_task", json!({"task_id": "5", "dependent_task_ids": ["4"], "instruction": "Write the tests", "assignee": "Edward"})),
-            cmd("TeamLeader.publish_team_message", json!({"content": "Write the PRD for: a 2048 game in HTML/JS", "send_to": "Alice"})),
-            cmd("RoleZero.reply_to_human", json!({"content": "Alice is writing the PRD."})),
-            end(),
-        ]),
-    );
-    vec![
-        "TASK".into(),
-        plan,
-        answer("Writing the PRD.", json!([write("docs/prd.md", PRD), end()])),
-        lead(true, "Bob", "Design it; the PRD is docs/prd.md", "Bob is designing."),
-        answer("Designing.", json!([write("docs/system_design.md", DESIGN), end()])),
-        lead(true, "Eve", "Break down docs/system_design.md", "Eve is planning the files."),
-        answer("Tasks.", json!([write("docs/tasks.md", TASKS), end()])),
-        lead(true, "Alex", "Write the files in docs/tasks.md", "Alex is coding."),
-        answer("Coding in order.", json!([write("game.js", GAME_JS), write("index.html", INDEX_HTML), write("style.css", STYLE_CSS), end()])),
-        lead(true, "Edward", "Test game.js", "Edward is writing tests."),
-        answer("Testing.", json!([write("tests/game.test.js", TEST_JS), end()])),
-        answer(
-            "All done.",
-            json!([
-                cmd("Plan.finish_current_task", json!({})),
-                cmd("RoleZero.reply_to_human", json!({"content": "Your 2048 game is ready: index.html, game.js, style.css; docs/ holds the PRD and design."})),
-                end(),
-            ]),
-        ),
-    ]
+    crate::core::llm::replay::Recording::sample().turns.into_iter().map(|t| t.text).collect()
 }
 
 cross_test! {

@@ -1,0 +1,36 @@
+//! The site's "Replay a sample run": the real team (the software company)
+//! with a model that plays back `recordings/company-2048.json` on the
+//! browser's timers. No key, no provider, no cost; the UI labels it.
+//!
+//! The pace is chosen here (the site's); the playback itself is
+//! `core::llm::replay`.
+
+use std::rc::Rc;
+
+use crate::core::cost::Price;
+use crate::core::events::TeamEvent;
+use crate::core::llm::replay::{Pace, Recording, ReplayLlm, REPLAY_MODEL};
+use crate::core::settings::{Settings, TeamKind};
+
+use super::runner::Runner;
+use super::transport::BrowserRuntime;
+
+/// About 300 characters a second, with a short pause before each answer.
+pub const SITE_PACE: Pace = Pace { first_token_ms: 350, chunk_chars: 12, chunk_ms: 40 };
+
+/// A runner that replays the sample run; `resume` starts it.
+pub fn sample_runner(on_event: impl Fn(&TeamEvent) + 'static) -> (Runner, Recording) {
+    let recording = Recording::sample();
+    let llm = ReplayLlm::new(&recording, Rc::new(BrowserRuntime), SITE_PACE);
+    let settings = Settings {
+        model: REPLAY_MODEL.into(),
+        custom_price: Some(Price::new(0.0, 0.0)),
+        team: TeamKind::from_id(&recording.team).unwrap_or_default(),
+        rounds: 30,
+        overrides: Vec::new(),
+        ..Settings::default()
+    };
+    let stopper = llm.clone();
+    let runner = Runner::with_llm(&settings, Rc::new(llm), &recording.idea, on_event).on_stop(move || stopper.stop());
+    (runner, recording)
+}
