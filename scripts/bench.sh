@@ -23,3 +23,7 @@ cargo bench --bench overhead
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=900
 cargo test --target wasm32-unknown-unknown --release --test bench_web -- --nocapture
+
+# 3. The site itself: bundle size, first render, long tasks while three
+#    roles stream (scripts/bench-site.sh).
+bash scripts/bench-site.sh

@@ -51,8 +51,20 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  // Every Content-Security-Policy violation, for cspViolations(page).
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
   await page.goto(url);
   return { page, context, problems };
+}
+
+/** The Content-Security-Policy violations the page has seen so far. */
+export async function cspViolations(page) {
+  return page.evaluate(() => window.__cspViolations);
 }
 
 export async function screenshot(page, name) {
