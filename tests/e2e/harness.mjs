@@ -29,7 +29,8 @@ export async function startSite({ headers = {} } = {}) {
   const site = await startStaticServer({ root: join(root, 'dist'), headers });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    // TABTEAM_CHROMIUM_FLAGS: extra flags for experiments (benchmarks).
+    args: [...CHROMIUM_ARGS, ...(process.env.TABTEAM_CHROMIUM_FLAGS || '').split(' ').filter(Boolean)],
     headless: true,
   });
   return {
