@@ -33,6 +33,9 @@ async function mermaid() {
     m.initialize({
       startOnLoad: false, securityLevel: 'strict', theme, logLevel: 'fatal', suppressErrorRendering: true,
       htmlLabels: false, flowchart: { htmlLabels: false }, class: { htmlLabels: false },
+      // Keys a diagram's own %%{init}%% directive may not change: mermaid's
+      // defaults, plus HTML labels and page CSS.
+      secure: ['secure', 'securityLevel', 'startOnLoad', 'maxTextSize', 'suppressErrorRendering', 'maxEdges', 'htmlLabels', 'themeCSS'],
     });
     mermaidTheme = theme;
   }
@@ -43,6 +46,8 @@ async function mermaid() {
 // the model has no business loading anything), or (animate, set) could
 // rewrite an attribute into a link after this check.
 const SVG_DROP = new Set(['script', 'iframe', 'object', 'embed', 'img', 'image', 'handler', 'animate', 'set', 'animatemotion', 'animatetransform']);
+
+const LINK_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'srcset', 'data', 'background', 'poster']);
 
 /** Remove from a parsed SVG whatever could run or navigate. */
 function inertSvg(svg) {
@@ -56,8 +61,8 @@ function inertSvg(svg) {
       const attrName = attr.name.toLowerCase();
       const value = attr.value.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
       if (attrName.startsWith('on')) el.removeAttribute(attr.name);
-      else if ((attrName === 'href' || attrName.endsWith(':href') || attrName === 'src' || attrName === 'action') && !value.startsWith('#')) {
-        el.removeAttribute(attr.name);
+      else if (LINK_ATTRIBUTES.has(attrName) || attrName.endsWith(':href')) {
+        if (!value.startsWith('#')) el.removeAttribute(attr.name);
       } else if (attrName === 'style' && /url\(|expression|javascript:/.test(value)) el.removeAttribute(attr.name);
     }
   }

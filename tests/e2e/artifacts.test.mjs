@@ -16,6 +16,35 @@ after(async () => {
   await env?.close();
 });
 
+/** Contrast ratios of the page's text colours against their backgrounds. */
+function contrasts(page) {
+  return page.evaluate(() => {
+    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const lum = (c) => {
+      const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+    const style = (sel) => getComputedStyle(document.querySelector(sel));
+    const v = (name) => {
+      const probe = document.createElement('span');
+      probe.style.color = `var(${name})`;
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    };
+    return {
+      'text on page': ratio(style('body').color, style('body').backgroundColor),
+      'muted text on card': ratio(v('--muted'), style('.card').backgroundColor),
+      'muted text on page': ratio(v('--muted'), style('body').backgroundColor),
+      'link on card': ratio(v('--accent'), style('.card').backgroundColor),
+      'button text': ratio(v('--accent-fg'), v('--accent')),
+      'error text on card': ratio(v('--error'), style('.card').backgroundColor),
+    };
+  });
+}
+
 async function ask(page, model) {
   await configure(page, llm, model, { team: 'assistant' });
   await page.getByLabel('Your idea').fill('draw me something');
@@ -142,6 +171,14 @@ test('the theme toggle: system, light, dark; remembered; keyboard usable', async
   assert.equal(outline, 'solid', 'the focused choice shows an outline');
   await screenshot(page, 'theme-light');
 
+  // Readable contrast in both themes (WCAG AA: 4.5:1 for text).
+  for (const choice of ['light', 'dark']) {
+    await page.getByTestId(`theme-${choice}`).check();
+    for (const [what, pair] of Object.entries(await contrasts(page))) {
+      assert.ok(pair >= 4.5, `${choice}: ${what} has contrast ${pair.toFixed(2)}`);
+    }
+  }
+  await page.getByTestId('theme-light').focus();
   await page.keyboard.press('ArrowLeft');
   assert.equal(await theme(), 'system');
   assert.equal(await page.evaluate(() => localStorage.getItem('tabteam.theme.v1')), null);
