@@ -28,3 +28,6 @@ cargo test --target wasm32-unknown-unknown --release --test bench_web -- --nocap
 # 3. Storage in headless Chromium: commit latency and restore from
 # IndexedDB (benches/web/storage.rs, the `bench_web_store` target; issue #6).
 cargo test --target wasm32-unknown-unknown --release --test bench_web_store -- --nocapture
+# 3. The site itself: bundle size, first render, long tasks while three
+#    roles stream (scripts/bench-site.sh).
+bash scripts/bench-site.sh

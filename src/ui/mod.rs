@@ -4,15 +4,18 @@
 //!
 //! Layout: `settings_panel` (provider, model, price, key, budget, rounds,
 //! team), `run_view` (conversation, plan board, files, cost, Stop/Resume,
-//! questions), and here the page around them.
+//! questions), `artifacts` (markdown with diagrams, highlighted code),
+//! `theme` (system / light / dark), and here the page around them.
 
 mod preview;
 mod plan_edit;
 mod replay;
 mod role_models;
+mod artifacts;
 mod run_view;
 mod sessions;
 mod settings_panel;
+mod theme;
 
 use std::rc::Rc;
 
@@ -33,6 +36,7 @@ use settings_panel::SettingsPanel;
 
 /// Mount the app into the page body (the site's entry point).
 pub fn mount() {
+    theme::apply_saved();
     leptos::mount::mount_to_body(App);
 }
 
@@ -154,6 +158,7 @@ pub fn App() -> impl IntoView {
                     <h1>"tabteam"</h1>
                     <p>"A software company of AI agents that runs entirely in this tab."</p>
                 </div>
+                <theme::ThemeToggle/>
             </header>
             {first_visit.then(|| view! {
                 <section class="card intro" aria-labelledby="what">

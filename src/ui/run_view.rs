@@ -1,15 +1,16 @@
 //! The team at work: status and cost against the budget, Stop / Resume,
 //! the conversation (answers streaming in, messages between roles, replies
 //! to the user highlighted, questions with an answer box, errors), the plan
-//! board, and the project's files (markdown rendered safely, code as text).
+//! board, and the project's files (markdown rendered safely with diagrams
+//! drawn, code highlighted: `artifacts`).
 
 use leptos::prelude::*;
 
-use crate::core::markdown::to_safe_html;
 use crate::core::view::{stop_text, Entry, EntryKind, RunState};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
 use super::replay::ReplayBanner;
+use super::artifacts::{CodeFile, Markdown};
 use super::Shared;
 
 #[component]
@@ -129,7 +130,6 @@ fn Row(entry: Entry) -> impl IntoView {
         EntryKind::Error => "entry error",
     };
     let live = entry.live;
-    let body = to_safe_html(&entry.text);
     let question = match entry.kind {
         EntryKind::Question { question_id, answered: false } => Some(question_id),
         _ => None,
@@ -148,7 +148,7 @@ fn Row(entry: Entry) -> impl IntoView {
             <div class="avatar" aria-hidden="true">{initial(&entry.role)}</div>
             <div class="bubble">
                 <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
-                <div class="md" inner_html=body></div>
+                <Markdown text=entry.text.clone() finished=!live/>
                 {entry.commands.clone().map(|c| view! {
                     <details class="commands"><summary>"Commands"</summary><pre><code>{c}</code></pre></details>
                 })}
@@ -224,9 +224,9 @@ fn Files() -> impl IntoView {
             </Show>
             {move || content().map(|(path, text)| {
                 if path.ends_with(".md") {
-                    view! { <div class="viewer md" data-testid="viewer" inner_html=to_safe_html(&text)></div> }.into_any()
+                    view! { <Markdown text=text testid="viewer"/> }.into_any()
                 } else {
-                    view! { <pre class="viewer" data-testid="viewer"><code>{text}</code></pre> }.into_any()
+                    view! { <CodeFile path=path text=text/> }.into_any()
                 }
             })}
         </section>

@@ -29,7 +29,8 @@ export async function startSite({ headers = {} } = {}) {
   const site = await startStaticServer({ root: join(root, 'dist'), headers });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    // TABTEAM_CHROMIUM_FLAGS: extra flags for experiments (benchmarks).
+    args: [...CHROMIUM_ARGS, ...(process.env.TABTEAM_CHROMIUM_FLAGS || '').split(' ').filter(Boolean)],
     headless: true,
   });
   return {
@@ -51,8 +52,20 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  // Every Content-Security-Policy violation, for cspViolations(page).
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
   await page.goto(url);
   return { page, context, problems };
+}
+
+/** The Content-Security-Policy violations the page has seen so far. */
+export async function cspViolations(page) {
+  return page.evaluate(() => window.__cspViolations);
 }
 
 export async function screenshot(page, name) {

@@ -3,7 +3,7 @@
 // screenshot of each stage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { startSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 let env;
@@ -58,6 +58,27 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   await page.getByTestId('viewer').locator('h1').waitFor();
   assert.equal(await page.getByTestId('viewer').locator('h1').textContent(), '2048');
   await screenshot(page, 'journey-4-prd');
+
+  // The design's mermaid diagrams are drawn as SVG pictures (mermaid loaded
+  // lazily from the site's own files), their source kept folded below.
+  await page.getByRole('button', { name: 'docs/system_design.md' }).click();
+  const diagrams = page.getByTestId('viewer').locator('figure.diagram');
+  await diagrams.nth(1).locator('svg').waitFor({ timeout: 15000 });
+  assert.equal(await diagrams.count(), 2);
+  assert.match(await diagrams.nth(0).locator('svg').textContent(), /Game/);
+  assert.match(await diagrams.nth(1).locator('svg').textContent(), /key press/);
+  const box = await diagrams.nth(0).locator('svg').boundingBox();
+  assert.ok(box.width > 50 && box.height > 50, `the class diagram has a size: ${JSON.stringify(box)}`);
+  await screenshot(page, 'journey-5-design');
+
+  // Code is highlighted: escaped text in spans.
+  await page.getByRole('button', { name: 'game.js' }).click();
+  const code = page.getByTestId('viewer').locator('code.hljs');
+  await code.waitFor({ timeout: 15000 });
+  assert.ok((await code.locator('span[class^="hljs-"]').count()) > 3, 'code has highlighted tokens');
+  assert.equal(await code.locator(':not(span)').count(), 0, 'only spans inside the code');
+  await screenshot(page, 'journey-6-code');
+  assert.deepEqual(await cspViolations(page), [], 'no Content-Security-Policy violation during the journey');
 
   // The key went to the provider, and only as the Authorization header.
   const mine = await requests(llm, model);

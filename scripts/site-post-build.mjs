@@ -1,0 +1,82 @@
+// Trunk's post_build hook (Trunk.toml): finishes the site in the staging dir.
+//
+// 1. Copies the lazily loaded helpers into `lazy/`: mermaid's ES module build
+//    (its entry and chunks, no source maps) and highlight.js (its core, wrapped
+//    as an ES module, and a handful of languages). The page imports them only
+//    when a diagram or a code file is shown; they are not part of the bundle
+//    whose size scripts/bundle-size.sh measures.
+// 2. Fills in the Content-Security-Policy: index.html carries the policy with
+//    the placeholder 'sha256-TRUNK-INLINE'; Trunk writes one inline module
+//    script (the wasm loader), and this replaces the placeholder with the
+//    hash of every inline script, so that script runs and no other does.
+//    Fails the build when the placeholder or the loader is missing.
+//
+// Deliberately nothing else: no bundling, no minifying (the files are
+// already minified or small).
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const staging = process.env.TRUNK_STAGING_DIR || process.argv[2];
+if (!staging) {
+  console.error('site-post-build: no TRUNK_STAGING_DIR (run it as a Trunk hook, or pass the dir)');
+  process.exit(1);
+}
+const modules = join(root, 'node_modules');
+
+/** The highlight.js languages shipped, by file name (es/languages/NAME.js). */
+const HLJS_LANGUAGES = [
+  'bash', 'cpp', 'css', 'go', 'java', 'javascript', 'json', 'markdown', 'python', 'rust', 'sql', 'typescript', 'xml', 'yaml',
+];
+
+function withoutSourceMap(text) {
+  return text.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n');
+}
+
+function copyText(from, to, transform = (t) => t) {
+  mkdirSync(dirname(to), { recursive: true });
+  writeFileSync(to, transform(readFileSync(from, 'utf8')));
+}
+
+function copyMermaid() {
+  const dist = join(modules, 'mermaid', 'dist');
+  const out = join(staging, 'lazy', 'mermaid');
+  copyText(join(dist, 'mermaid.esm.min.mjs'), join(out, 'mermaid.esm.min.mjs'), withoutSourceMap);
+  const chunks = join(dist, 'chunks', 'mermaid.esm.min');
+  for (const name of readdirSync(chunks)) {
+    if (name.endsWith('.mjs')) copyText(join(chunks, name), join(out, 'chunks', 'mermaid.esm.min', name), withoutSourceMap);
+  }
+  copyFileSync(join(modules, 'mermaid', 'LICENSE'), join(out, 'LICENSE'));
+}
+
+function copyHighlight() {
+  const pkg = join(modules, 'highlight.js');
+  const out = join(staging, 'lazy', 'hljs');
+  // lib/core.js is CommonJS with no imports: give it a module scope.
+  copyText(join(pkg, 'lib', 'core.js'), join(out, 'core.mjs'), (text) =>
+    `const module = { exports: {} };\n${text}\nexport default module.exports;\n`);
+  for (const lang of HLJS_LANGUAGES) {
+    copyText(join(pkg, 'es', 'languages', `${lang}.js`), join(out, 'languages', `${lang}.mjs`));
+  }
+  copyFileSync(join(pkg, 'LICENSE'), join(out, 'LICENSE'));
+}
+
+const PLACEHOLDER = "'sha256-TRUNK-INLINE'";
+
+function fillPolicy() {
+  const file = join(staging, 'index.html');
+  const html = readFileSync(file, 'utf8');
+  if (!html.includes(PLACEHOLDER)) throw new Error(`index.html has no ${PLACEHOLDER} in its Content-Security-Policy`);
+  const hashes = [];
+  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)) {
+    hashes.push(`'sha256-${createHash('sha256').update(match[1], 'utf8').digest('base64')}'`);
+  }
+  if (hashes.length === 0) throw new Error('index.html has no inline loader script (did Trunk change?)');
+  writeFileSync(file, html.replace(PLACEHOLDER, hashes.join(' ')));
+}
+
+copyMermaid();
+copyHighlight();
+fillPolicy();
