@@ -16,6 +16,7 @@ pub mod human;
 pub mod json_scan;
 pub mod llm;
 pub mod memory;
+#[cfg(feature = "markdown")]
 pub mod markdown;
 pub mod message;
 pub mod mgx;
@@ -35,5 +36,6 @@ pub mod commands;
 pub mod rolezero;
 pub mod files;
 pub mod experience;
+#[cfg(feature = "fixed-sop")]
 pub mod company;
 pub mod store;

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use crate::core::events::{EventSink, TeamEvent};
 use crate::core::files::ProjectFiles;
 use crate::core::human::HumanDesk;
-use crate::core::llm::client::HttpLlm;
+use crate::core::llm::client::{HttpLlm, Transport};
 use crate::core::plan::Plan;
 use crate::core::recipes::build_team;
 use crate::core::settings::Settings;
@@ -35,9 +35,23 @@ impl Runner {
     /// Build the team for `settings` and publish the idea; `on_event`
     /// sees every event. Call `resume` to start working.
     pub fn new(settings: &Settings, key: &str, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
+        Self::with_transport(settings, key, idea, FetchTransport::default(), None, on_event)
+    }
+
+    /// As [`Runner::new`], but the model's requests go through `llm_transport`
+    /// (a wrapper around `transport`, say one that asks the host page for the
+    /// key per call); Stop still aborts `transport`'s requests.
+    pub fn with_transport(
+        settings: &Settings,
+        key: &str,
+        idea: &str,
+        transport: FetchTransport,
+        llm_transport: Option<Rc<dyn Transport>>,
+        on_event: impl Fn(&TeamEvent) + 'static,
+    ) -> Self {
         let origin = web_sys::window().and_then(|w| w.location().origin().ok());
-        let transport = FetchTransport::default();
-        let llm = HttpLlm::new(settings.provider_config(key, origin.as_deref()), Rc::new(transport.clone()), Rc::new(BrowserRuntime));
+        let llm_transport = llm_transport.unwrap_or_else(|| Rc::new(transport.clone()));
+        let llm = HttpLlm::new(settings.provider_config(key, origin.as_deref()), llm_transport, Rc::new(BrowserRuntime));
         let events = EventSink::new(on_event);
         let mut team = build_team(settings.team, Rc::new(llm), events.clone());
         team.ledger.borrow_mut().prices = settings.prices();
@@ -45,7 +59,9 @@ impl Runner {
         let desk = Rc::new(HumanDesk::new(events));
         team.env.world.human = desk.clone();
         let files = team.env.world.files.clone();
-        let plan = team.env.roles().iter().find(|r| r.spec.observe_all).map(|r| r.state.plan.clone());
+        // A lone role (the assistant) is the one that plans.
+        let roles = team.env.roles();
+        let plan = roles.iter().find(|r| r.spec.observe_all).or(if roles.len() == 1 { roles.first() } else { None }).map(|r| r.state.plan.clone());
         team.run_project(idea);
         Self { team: Rc::new(RefCell::new(team)), desk, transport, running: Rc::new(Cell::new(false)), rounds: settings.rounds, files, plan }
     }
@@ -79,6 +95,21 @@ impl Runner {
     pub fn stop(&self) {
         self.transport.stop.stop();
         self.desk.cancel_all();
+    }
+
+    /// A follow-up message from the user; false (and nothing sent) while
+    /// the team is running. Call `resume` to have the team answer it.
+    pub fn send(&self, text: &str) -> bool {
+        if self.running.get() {
+            return false;
+        }
+        match self.team.try_borrow_mut() {
+            Ok(mut team) => {
+                team.publish_user_message(text, &[]);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// The user answered question `id`.
