@@ -36,83 +36,35 @@ const OPTIONS = new Set([...Object.values(ATTRIBUTES), 'getKey']);
 /** Host events: dispatched on the element as CustomEvents (not bubbling). */
 const HOST_EVENTS = new Set(['message', 'plan-updated', 'ask-human', 'reply-to-human', 'cost', 'finished', 'error']);
 
-const CSS = `:host {
-  all: initial !important;
-  display: block !important;
-  contain: content;
-  --tt-bg: #ffffff;
-  --tt-fg: #1d1d1f;
-  --tt-muted: #5b5b66;
-  --tt-line: #d9d9de;
-  --tt-soft: #f4f4f7;
-  --tt-accent: #2a59d1;
-  --tt-accent-fg: #ffffff;
-  --tt-reply: #eef3ff;
-  --tt-error: #b3261e;
-}
-* { box-sizing: border-box; }
-.tt {
-  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: var(--tt-fg);
-  background: var(--tt-bg);
-  border: 1px solid var(--tt-line);
-  border-radius: 12px;
-  display: flex;
-  flex-direction: column;
-  min-height: 320px;
-  max-height: 640px;
-  overflow: hidden;
-  text-align: left;
-}
-header {
-  display: flex;
-  align-items: center;
-  gap: 8px;
-  padding: 10px 12px;
-  border-bottom: 1px solid var(--tt-line);
-}
-header h2 { margin: 0; font-size: 15px; font-weight: 600; flex: 1; }
-.cost { color: var(--tt-muted); font-size: 12px; }
-button {
-  font: inherit;
-  padding: 6px 12px;
-  border-radius: 8px;
-  border: 1px solid var(--tt-accent);
-  background: var(--tt-accent);
-  color: var(--tt-accent-fg);
-  cursor: pointer;
-}
-button.quiet { background: transparent; color: var(--tt-accent); }
-button:disabled { opacity: 0.5; cursor: not-allowed; }
-button:focus-visible, textarea:focus-visible, input:focus-visible { outline: 2px solid var(--tt-accent); outline-offset: 1px; }
-.log { list-style: none; margin: 0; padding: 10px 12px; overflow-y: auto; flex: 1; display: flex; flex-direction: column; gap: 8px; }
-.log li { padding: 8px 10px; border-radius: 8px; background: var(--tt-soft); overflow-wrap: anywhere; }
-.log li .who { display: block; font-size: 12px; color: var(--tt-muted); font-weight: 600; }
-.log li.user { background: var(--tt-accent); color: var(--tt-accent-fg); align-self: flex-end; max-width: 85%; }
-.log li.user .who { color: inherit; opacity: 0.8; }
-.log li.reply { background: var(--tt-reply); border-left: 3px solid var(--tt-accent); }
-.log li.question { border-left: 3px solid #c77c00; }
-.log li.error { color: var(--tt-error); border-left: 3px solid var(--tt-error); }
-.log li.history { opacity: 0.75; }
-.log li.live .body::after { content: "▍"; }
-.body { white-space: pre-wrap; }
-.status { margin: 0; padding: 4px 12px; font-size: 12px; color: var(--tt-muted); min-height: 1.4em; }
-.status.problem { color: var(--tt-error); }
-form { display: flex; flex-direction: column; gap: 6px; padding: 10px 12px; border-top: 1px solid var(--tt-line); }
-.row { display: flex; gap: 6px; align-items: flex-end; }
-textarea, input {
-  font: inherit;
-  color: var(--tt-fg);
-  background: var(--tt-bg);
-  border: 1px solid var(--tt-line);
-  border-radius: 8px;
-  padding: 6px 8px;
-  width: 100%;
-}
-textarea { resize: vertical; min-height: 2.6em; flex: 1; }
-label { font-size: 12px; color: var(--tt-muted); display: flex; flex-direction: column; gap: 2px; }
-[hidden] { display: none !important; }
-`;
+const CSS = `:host{all:initial!important;display:block!important;contain:content}
+*{box-sizing:border-box}
+.tt{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;background:#fff;border:1px solid #d9d9de;border-radius:12px;display:flex;flex-direction:column;min-height:320px;max-height:640px;overflow:hidden;text-align:left}
+header{display:flex;align-items:center;gap:8px;padding:10px 12px;border-bottom:1px solid #d9d9de}
+h2{margin:0;font-size:15px;font-weight:600;flex:1}
+.cost,label{color:#5b5b66;font-size:12px}
+button{font:inherit;padding:6px 12px;border-radius:8px;border:1px solid #2a59d1;background:#2a59d1;color:#fff;cursor:pointer}
+button.quiet{background:none;color:#2a59d1}
+button:disabled{opacity:.5;cursor:not-allowed}
+:focus-visible{outline:2px solid #2a59d1;outline-offset:1px}
+.log{list-style:none;margin:0;padding:10px 12px;overflow-y:auto;flex:1;display:flex;flex-direction:column;gap:8px}
+li{padding:8px 10px;border-radius:8px;background:#f4f4f7;overflow-wrap:anywhere}
+.who{display:block;font-size:12px;color:#5b5b66;font-weight:600}
+.user{background:#2a59d1;color:#fff;align-self:flex-end;max-width:85%}
+.user .who{color:inherit;opacity:.8}
+.reply{background:#eef3ff;border-left:3px solid #2a59d1}
+.question{border-left:3px solid #c77c00}
+.error{color:#b3261e;border-left:3px solid #b3261e}
+.history{opacity:.75}
+.live .body::after{content:"\\258D"}
+.body{white-space:pre-wrap}
+.status{margin:0;padding:4px 12px;font-size:12px;color:#5b5b66;min-height:1.4em}
+.status.problem{color:#b3261e}
+form{display:flex;flex-direction:column;gap:6px;padding:10px 12px;border-top:1px solid #d9d9de}
+.row{display:flex;gap:6px;align-items:flex-end}
+textarea,input{font:inherit;color:#1d1d1f;background:#fff;border:1px solid #d9d9de;border-radius:8px;padding:6px 8px;width:100%}
+textarea{resize:vertical;min-height:2.6em;flex:1}
+label{display:flex;flex-direction:column;gap:2px}
+[hidden]{display:none!important}`;
 let sheet;
 
 const TEMPLATE = `<div class="tt" part="root">
