@@ -3,7 +3,8 @@
 # (no Leptos) with the `widget` feature, wasm-bindgen's ES module glue, and
 # wasm-opt -Oz. Then, when dist/ exists (after `trunk build`), copy the
 # package and the demo page into dist/widget/ so one static server serves
-# the site and the demo. Prints the package's sizes (raw and gzip).
+# the site and the demo. Prints the package's sizes (raw and gzip) and
+# fails above the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
@@ -31,7 +32,12 @@ size pkg/tabteam_bg.wasm
 size pkg/tabteam.js
 size pkg/tabteam-widget.js
 total=$(( $(gzip -9 -c pkg/tabteam_bg.wasm | wc -c) + $(gzip -9 -c pkg/tabteam.js | wc -c) + $(gzip -9 -c pkg/tabteam-widget.js | wc -c) ))
-echo "widget package (wasm + JS), gzip: $total bytes (budget 250000)"
+budget=${WIDGET_BUDGET_BYTES:-250000}
+echo "widget package (wasm + JS), gzip: $total bytes (budget $budget)"
+if [ "$total" -gt "$budget" ]; then
+  echo "the widget package is over its size budget; see ARCHITECTURE.md (feature split) for what it leaves out, twiggy for what grew" >&2
+  exit 1
+fi
 
 if [ -d dist ]; then
   rm -rf dist/widget
