@@ -8,9 +8,9 @@
 //!   natively.
 //! - `web`: the thin browser edge (fetch transport, IndexedDB, clock). wasm only.
 //! - `ui`: the Leptos front end. wasm only, feature `site` (the default).
-//! - `widget`: the embeddable `<tabteam-agent>`: a small DOM renderer in a
-//!   shadow root and the `#[wasm_bindgen]` API behind `pkg/`. wasm only,
-//!   feature `widget` (built without `site`, so without Leptos).
+//! - `widget`: the engine of the embeddable `<tabteam-agent>` (`pkg/`): one
+//!   team per widget, its events as JSON for the JS renderer and the host
+//!   page. wasm only, feature `widget` (built without `site`: no Leptos).
 
 pub mod core;
 
