@@ -66,6 +66,9 @@ step "browser tests (wasm-bindgen-test, headless Chromium)" \
 # 5. The site, as a person gets it.
 step "release build (trunk build --release)" trunk build --release
 
+# 5b. The embeddable widget's package (pkg/), copied with its demo into dist/widget/.
+step "widget build (scripts/build-widget.sh)" bash scripts/build-widget.sh
+
 # 6. End to end: Playwright drives Chromium through the built site.
 step "end-to-end (node --test, Playwright + Chromium)" node --test --test-concurrency=1 tests/e2e/
 

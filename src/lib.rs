@@ -7,15 +7,21 @@
 //!   team, planner, cost ledger, LLM port, provider codecs). Builds and tests
 //!   natively.
 //! - `web`: the thin browser edge (fetch transport, IndexedDB, clock). wasm only.
-//! - `ui`: the Leptos front end. wasm only.
+//! - `ui`: the Leptos front end. wasm only, feature `site` (the default).
+//! - `widget`: the engine of the embeddable `<tabteam-agent>` (`pkg/`): one
+//!   team per widget, its events as JSON for the JS renderer and the host
+//!   page. wasm only, feature `widget` (built without `site`: no Leptos).
 
 pub mod core;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "site"))]
 pub mod ui;
+
+#[cfg(all(target_arch = "wasm32", feature = "widget"))]
+pub mod widget;
 
 /// Write an async test once; it runs natively under `cargo test` (on
 /// `futures`' `block_on`) and in headless Chromium under wasm-bindgen-test.

@@ -18,6 +18,7 @@ mod join;
 pub mod json_scan;
 pub mod llm;
 pub mod memory;
+#[cfg(feature = "markdown")]
 pub mod markdown;
 pub mod message;
 pub mod mgx;
@@ -40,5 +41,6 @@ pub mod commands;
 pub mod rolezero;
 pub mod files;
 pub mod experience;
+#[cfg(feature = "fixed-sop")]
 pub mod company;
 pub mod store;

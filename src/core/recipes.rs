@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+#[cfg(feature = "fixed-sop")]
 use super::company::sop_team;
 use super::events::EventSink;
 use super::llm::Llm;
@@ -19,7 +20,12 @@ pub const ASSISTANT: &str = "Tabby";
 pub fn build_team(kind: TeamKind, llm: Rc<dyn Llm>, events: EventSink) -> Team {
     match kind {
         TeamKind::Company => mgx_team(llm, events),
+        #[cfg(feature = "fixed-sop")]
         TeamKind::FixedSop => sop_team(llm, events),
+        // A build without the fixed-SOP pipeline (the widget) never offers
+        // it; a saved session of that kind gets the company instead.
+        #[cfg(not(feature = "fixed-sop"))]
+        TeamKind::FixedSop => mgx_team(llm, events),
         TeamKind::Assistant => {
             let mut team = Team::new("a browser tab", llm, events);
             let config = ZeroConfig {

@@ -70,8 +70,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
         shared.view.set(RunView::default());
         shared.plan.set(Vec::new());
         shared.files.set(Vec::new());
-        let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)));
-        watch_saves(shared, &runner);
+        let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)).attach_sandbox());
         if let Some(store) = shared.store.get_value() {
             let new = NewSession {
                 title: title_of(&idea),
@@ -84,6 +83,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
                 Ok(keeper) => runner.keep_in(keeper, SessionStatus::Running).await,
                 Err(e) => Err(e),
             };
+            watch_saves(shared, &runner);
             if let Err(e) = kept {
                 // Nothing is lost yet: say so and do not start.
                 shared.storage_note.set(Some(format!("The run was not started: {e}")));
@@ -132,7 +132,7 @@ pub async fn open(shared: Shared, id: String) {
     let settings = session.settings.apply_to(&shared.settings.get_untracked(), &session.team_kind, &snapshot.ledger.prices);
     let key = shared.key.get_untracked();
     let runner = match Runner::restored(&settings, &key, snapshot.clone(), move |e| shared.on_event(e)) {
-        Ok(runner) => Rc::new(runner),
+        Ok(runner) => Rc::new(runner.attach_sandbox()),
         Err(e) => {
             shared.storage_note.set(Some(format!("This session cannot be opened: {e}")));
             keeper.release().await;
@@ -151,10 +151,10 @@ pub async fn open(shared: Shared, id: String) {
     for (role, text) in InFlight::take_abandoned(&id) {
         view.add_abandoned(&role, &text);
     }
-    watch_saves(shared, &runner);
     if let Err(e) = runner.keep_in(keeper, status).await {
         shared.storage_note.set(Some(e.to_string()));
     }
+    watch_saves(shared, &runner);
     shared.settings.set(settings);
     shared.view.set(view);
     shared.session_id.set(Some(id));

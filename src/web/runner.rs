@@ -15,8 +15,9 @@ use std::rc::Rc;
 use crate::core::events::{EventSink, TeamEvent};
 use crate::core::files::ProjectFiles;
 use crate::core::human::HumanDesk;
-use crate::core::llm::client::HttpLlm;
+use crate::core::llm::client::{HttpLlm, Transport};
 use crate::core::llm::Llm;
+use futures::future::LocalBoxFuture;
 use crate::core::plan::Plan;
 use crate::core::plan_edit::PlanEdit;
 use crate::core::recipes::{assign_models, build_team};
@@ -48,22 +49,42 @@ pub struct Runner {
     on_stop: Option<Rc<dyn Fn()>>,
     /// The model was given (a replay): settings never replace it.
     given_model: bool,
+    /// The requests' way out, when not `transport` itself (the widget's
+    /// host may supply the key per call); Stop still aborts `transport`.
+    llm_transport: Option<Rc<dyn Transport>>,
     /// Where the session is kept, if it is.
     keeper: Rc<RefCell<Option<Rc<Keeper>>>>,
     /// Why saving stopped working, shown by the UI.
     pub storage_error: Rc<RefCell<Option<StoreError>>>,
-    /// Called once a run's end has been saved (or failed to be).
-    on_saved: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
-    /// Where the project's tests and preview run (none if the page could not make one).
+    /// Saves how a run ended (set by `keep_in`: pages without sessions,
+    /// like the widget, never link the store in).
+    on_end: Rc<RefCell<Option<EndHook>>>,
+    /// Where the project's tests and preview run (set by `attach_sandbox`).
     pub sandbox: Option<WebSandbox>,
 }
+
+type EndHook = Rc<dyn Fn(TeamSnapshot, SessionStatus) -> LocalBoxFuture<'static, ()>>;
 
 impl Runner {
     /// Build the team for `settings` and publish the idea; `on_event`
     /// sees every event. Call `resume` to start working. Roles with a
     /// per-role model in the settings call that model (same provider, key).
     pub fn new(settings: &Settings, key: &str, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
-        let runner = Self::build(settings, key, None, on_event);
+        Self::with_transport(settings, key, idea, FetchTransport::default(), None, on_event)
+    }
+
+    /// As [`Runner::new`], but the model's requests go through `llm_transport`
+    /// (a wrapper around `transport`, say one that asks the host page for the
+    /// key per call); Stop still aborts `transport`'s requests.
+    pub fn with_transport(
+        settings: &Settings,
+        key: &str,
+        idea: &str,
+        transport: FetchTransport,
+        llm_transport: Option<Rc<dyn Transport>>,
+        on_event: impl Fn(&TeamEvent) + 'static,
+    ) -> Self {
+        let runner = Self::build(settings, key, None, transport, llm_transport, on_event);
         runner.team.borrow_mut().run_project(idea);
         runner
     }
@@ -71,7 +92,7 @@ impl Runner {
     /// Build the team for `settings` with the given model (a replay, say)
     /// and publish the idea.
     pub fn with_llm(settings: &Settings, llm: Rc<dyn Llm>, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
-        let runner = Self::build(settings, "", Some(llm), on_event);
+        let runner = Self::build(settings, "", Some(llm), FetchTransport::default(), None, on_event);
         runner.team.borrow_mut().run_project(idea);
         runner
     }
@@ -84,7 +105,7 @@ impl Runner {
         snapshot: TeamSnapshot,
         on_event: impl Fn(&TeamEvent) + 'static,
     ) -> Result<Self, String> {
-        let runner = Self::build(settings, key, None, on_event);
+        let runner = Self::build(settings, key, None, FetchTransport::default(), None, on_event);
         runner.team.borrow_mut().restore(snapshot).map_err(|e| e.to_string())?;
         Ok(runner)
     }
@@ -97,10 +118,11 @@ impl Runner {
 
     /// The provider's model `model`, over this runner's transport (Stop
     /// aborts its calls and cuts its retry pauses short).
-    fn model(settings: &Settings, key: &str, transport: &FetchTransport, model: &str) -> Rc<dyn Llm> {
+    fn model(settings: &Settings, key: &str, transport: &FetchTransport, llm_transport: &Option<Rc<dyn Transport>>, model: &str) -> Rc<dyn Llm> {
         let origin = web_sys::window().and_then(|w| w.location().origin().ok());
         let config = settings.provider_config_for_model(model, key, origin.as_deref());
-        Rc::new(HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(StoppableRuntime(transport.stop.clone()))))
+        let way: Rc<dyn Transport> = llm_transport.clone().unwrap_or_else(|| Rc::new(transport.clone()));
+        Rc::new(HttpLlm::new(config, way, Rc::new(StoppableRuntime(transport.stop.clone()))))
     }
 
     /// Take new settings and key for the next `resume` (a key typed after
@@ -109,7 +131,7 @@ impl Runner {
     pub fn reconfigure(&self, settings: &Settings, key: &str) {
         let Ok(mut team) = self.team.try_borrow_mut() else { return };
         if !self.given_model {
-            let make = |model: &str| Self::model(settings, key, &self.transport, model);
+            let make = |model: &str| Self::model(settings, key, &self.transport, &self.llm_transport, model);
             team.env.world.llm = make(&settings.model);
             for role in team.env.roles_mut() {
                 role.clear_llm();
@@ -120,10 +142,16 @@ impl Runner {
         self.rounds.set(settings.rounds);
     }
 
-    fn build(settings: &Settings, key: &str, given: Option<Rc<dyn Llm>>, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
-        let transport = FetchTransport::default();
+    fn build(
+        settings: &Settings,
+        key: &str,
+        given: Option<Rc<dyn Llm>>,
+        transport: FetchTransport,
+        llm_transport: Option<Rc<dyn Transport>>,
+        on_event: impl Fn(&TeamEvent) + 'static,
+    ) -> Self {
         let given_model = given.is_some();
-        let llm = given.unwrap_or_else(|| Self::model(settings, key, &transport, &settings.model));
+        let llm = given.unwrap_or_else(|| Self::model(settings, key, &transport, &llm_transport, &settings.model));
         let in_flight = InFlight::current();
         let events = EventSink::new(move |event| {
             in_flight.follow(event);
@@ -131,18 +159,16 @@ impl Runner {
         });
         let mut team = build_team(settings.team, llm, events.clone());
         if !given_model {
-            assign_models(&mut team, settings, |model| Self::model(settings, key, &transport, model));
+            assign_models(&mut team, settings, |model| Self::model(settings, key, &transport, &llm_transport, model));
         }
         team.ledger.borrow_mut().prices = settings.prices();
         team.invest(settings.budget);
         let desk = Rc::new(HumanDesk::new(events));
         team.env.world.human = desk.clone();
-        let sandbox = WebSandbox::new(TEST_TIME_LIMIT_MS).ok();
-        if let Some(sandbox) = &sandbox {
-            team.env.world.sandbox = Rc::new(sandbox.clone());
-        }
         let files = team.env.world.files.clone();
-        let planner = team.env.roles().iter().find(|r| r.spec.observe_all);
+        // The role that hears everything plans; a lone role (the assistant) too.
+        let roles = team.env.roles();
+        let planner = roles.iter().find(|r| r.spec.observe_all).or(if roles.len() == 1 { roles.first() } else { None });
         let plan = planner.map(|r| r.state.plan.clone());
         let planner = planner.map(|r| r.name().to_string());
         Self {
@@ -156,11 +182,22 @@ impl Runner {
             planner,
             on_stop: None,
             given_model,
+            llm_transport,
             keeper: Rc::default(),
             storage_error: Rc::default(),
-            on_saved: Rc::default(),
-            sandbox,
+            on_end: Rc::default(),
+            sandbox: None,
         }
+    }
+
+    /// Give the team a sandbox to run the project's tests and preview in
+    /// (the site does; a page that cannot make one runs without).
+    pub fn attach_sandbox(mut self) -> Self {
+        self.sandbox = WebSandbox::new(TEST_TIME_LIMIT_MS).ok();
+        if let (Some(sandbox), Ok(mut team)) = (&self.sandbox, self.team.try_borrow_mut()) {
+            team.env.world.sandbox = Rc::new(sandbox.clone());
+        }
+        self
     }
 
     /// Keep the team in `keeper`'s session from now on; saves it as it
@@ -174,12 +211,27 @@ impl Runner {
         };
         *InFlight::current().session_id.borrow_mut() = Some(keeper.session_id.clone());
         *self.keeper.borrow_mut() = Some(keeper.clone());
+        let (end_keeper, error) = (keeper.clone(), self.storage_error.clone());
+        *self.on_end.borrow_mut() = Some(Rc::new(move |snapshot, status| {
+            let (keeper, error) = (end_keeper.clone(), error.clone());
+            Box::pin(async move {
+                *error.borrow_mut() = keeper.save(snapshot, status).await.err();
+            })
+        }));
         keeper.save(snapshot, status).await
     }
 
-    /// Call `f` whenever a run's end has been saved.
+    /// Call `f` whenever a run's end has been saved (after `keep_in`).
     pub fn on_saved(&self, f: impl Fn() + 'static) {
-        *self.on_saved.borrow_mut() = Some(Rc::new(f));
+        let Some(save) = self.on_end.borrow().clone() else { return };
+        let f: Rc<dyn Fn()> = Rc::new(f);
+        *self.on_end.borrow_mut() = Some(Rc::new(move |snapshot, status| {
+            let (save, f) = (save.clone(), f.clone());
+            Box::pin(async move {
+                save(snapshot, status).await;
+                f();
+            })
+        }));
     }
 
     /// The session this run is kept in.
@@ -213,9 +265,7 @@ impl Runner {
         let team = self.team.clone();
         let running = self.running.clone();
         let rounds = self.rounds.get();
-        let keeper = self.keeper.borrow().clone();
-        let storage_error = self.storage_error.clone();
-        let on_saved = self.on_saved.clone();
+        let on_end = self.on_end.borrow().clone();
         wasm_bindgen_futures::spawn_local(async move {
             // Only this task borrows the team while it runs.
             let ended = match team.try_borrow_mut() {
@@ -224,16 +274,12 @@ impl Runner {
                         team.invest(budget);
                     }
                     let outcome = team.run(rounds).await;
-                    Some((team.snapshot(), SessionStatus::after(&outcome.stop)))
+                    on_end.map(|save| (save, team.snapshot(), SessionStatus::after(&outcome.stop)))
                 }
                 Err(_) => None,
             };
-            if let (Some(keeper), Some((snapshot, status))) = (keeper, ended) {
-                *storage_error.borrow_mut() = keeper.save(snapshot, status).await.err();
-                let saved = on_saved.borrow().clone();
-                if let Some(f) = saved {
-                    f();
-                }
+            if let Some((save, snapshot, status)) = ended {
+                save(snapshot, status).await;
             }
             running.set(false);
         });
@@ -265,6 +311,21 @@ impl Runner {
         let mut team = self.team.try_borrow_mut().map_err(|_| "The team is busy; try again in a moment.".to_string())?;
         team.publish_user_message(&edit.note(&result), &[planner.as_str()]);
         Ok(result)
+    }
+
+    /// A follow-up message from the user; false (and nothing sent) while
+    /// the team is running. Call `resume` to have the team answer it.
+    pub fn send(&self, text: &str) -> bool {
+        if self.running.get() {
+            return false;
+        }
+        match self.team.try_borrow_mut() {
+            Ok(mut team) => {
+                team.publish_user_message(text, &[]);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// The user answered question `id`.

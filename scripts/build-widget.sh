@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Build the embeddable widget into pkg/: the library without the site
+# (no Leptos) with the `widget` feature, wasm-bindgen's ES module glue, and
+# wasm-opt -Oz. Then, when dist/ exists (after `trunk build`), copy the
+# package and the demo page into dist/widget/ so one static server serves
+# the site and the demo. Prints the package's sizes (raw and gzip) and
+# fails above the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+cd "$ROOT"
+
+cargo build --release --lib --target wasm32-unknown-unknown --no-default-features --features widget
+wasm-bindgen --target web --no-typescript --out-dir pkg --out-name tabteam \
+  target/wasm32-unknown-unknown/release/tabteam.wasm
+wasm-opt -Oz --converge \
+  pkg/tabteam_bg.wasm -o pkg/tabteam_bg.wasm
+# The generated glue's doc comments are for editors, not browsers: ~1 KB gzip.
+node -e '
+  const fs = require("fs");
+  let inDoc = false;
+  const kept = fs.readFileSync("pkg/tabteam.js", "utf8").split("\n").filter((line) => {
+    const t = line.trim();
+    if (!inDoc && t.startsWith("/**")) { inDoc = !t.endsWith("*/"); return false; }
+    if (inDoc) { if (t.endsWith("*/")) inDoc = false; return false; }
+    return !t.startsWith("//");
+  });
+  fs.writeFileSync("pkg/tabteam.js", kept.join("\n"));
+'
+
+size() { printf '%-28s %8d bytes raw %8d bytes gzip\n' "$1" "$(wc -c < "$1")" "$(gzip -9 -c "$1" | wc -c)"; }
+size pkg/tabteam_bg.wasm
+size pkg/tabteam.js
+size pkg/tabteam-widget.js
+total=$(( $(gzip -9 -c pkg/tabteam_bg.wasm | wc -c) + $(gzip -9 -c pkg/tabteam.js | wc -c) + $(gzip -9 -c pkg/tabteam-widget.js | wc -c) ))
+budget=${WIDGET_BUDGET_BYTES:-250000}
+echo "widget package (wasm + JS), gzip: $total bytes (budget $budget)"
+if [ "$total" -gt "$budget" ]; then
+  echo "the widget package is over its size budget; see ARCHITECTURE.md (feature split) for what it leaves out, twiggy for what grew" >&2
+  exit 1
+fi
+
+if [ -d dist ]; then
+  rm -rf dist/widget
+  mkdir -p dist/widget/pkg
+  cp pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js pkg/package.json dist/widget/pkg/
+  cp www/widget/* dist/widget/
+  echo "copied the package and the demo into dist/widget/"
+fi
