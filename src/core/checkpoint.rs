@@ -22,6 +22,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::cost::CostLedger;
+use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
 use super::message::IdSource;
 use super::post::PostOffice;
@@ -42,6 +43,7 @@ pub struct Checkpoints {
     ids: Rc<RefCell<IdSource>>,
     ledger: Rc<RefCell<CostLedger>>,
     files: Rc<RefCell<ProjectFiles>>,
+    experience: Rc<RefCell<ExperiencePool>>,
     idea: RefCell<String>,
     round: Cell<u32>,
     /// Each role's state as of its last capture, in team order.
@@ -55,6 +57,7 @@ impl Checkpoints {
         ids: Rc<RefCell<IdSource>>,
         ledger: Rc<RefCell<CostLedger>>,
         files: Rc<RefCell<ProjectFiles>>,
+        experience: Rc<RefCell<ExperiencePool>>,
     ) -> Self {
         Self {
             durable,
@@ -62,6 +65,7 @@ impl Checkpoints {
             ids,
             ledger,
             files,
+            experience,
             idea: RefCell::default(),
             round: Cell::new(0),
             roles: RefCell::default(),
@@ -100,6 +104,7 @@ impl Checkpoints {
             &self.ledger.borrow(),
             &self.post.borrow(),
             &self.files.borrow(),
+            &self.experience.borrow(),
             roles.iter().map(|(name, state)| (name.as_str(), state)),
         )
     }

@@ -114,6 +114,10 @@ pub(crate) async fn resumes_from_every_checkpoint(
         restored.run(rounds * 2).await;
         assert_eq!(outcome(&restored), want, "restored from checkpoint {k}");
         assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: each unfinished call made once, no finished call again");
+        // And asked exactly as before: nothing a prompt is made of was lost.
+        let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
+        let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
+        assert!(asked == before, "checkpoint {k}: the restored team asks what the uninterrupted one asked");
     }
     count
 }

@@ -14,6 +14,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::cost::CostLedger;
+use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
 use super::memory::Memory;
 use super::message::{IdSource, Message, MessageId, MessageRef};
@@ -40,6 +41,9 @@ pub struct TeamSnapshot {
     /// The project's files with their versions.
     #[serde(default)]
     pub files: ProjectFiles,
+    /// What the team learnt this run (RoleZero's examples in later prompts).
+    #[serde(default)]
+    pub experience: ExperiencePool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,6 +82,7 @@ pub(crate) fn compose<'a>(
     ledger: &CostLedger,
     post: &PostOffice,
     files: &ProjectFiles,
+    experience: &ExperiencePool,
     roles: impl Iterator<Item = (&'a str, &'a RoleState)>,
 ) -> TeamSnapshot {
     let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
@@ -115,6 +120,7 @@ pub(crate) fn compose<'a>(
         history,
         roles,
         files: files.clone(),
+        experience: experience.clone(),
     }
 }
 
@@ -129,6 +135,7 @@ impl Team {
             &self.ledger.borrow(),
             &world.post.borrow(),
             &world.files.borrow(),
+            &world.experience.borrow(),
             self.env.roles().iter().map(|r| (r.name(), &r.state)),
         )
     }
@@ -171,6 +178,7 @@ impl Team {
         self.env.world.post.borrow_mut().restore(history, buffers);
         *self.env.world.ids.borrow_mut() = snapshot.ids;
         *self.env.world.files.borrow_mut() = snapshot.files;
+        *self.env.world.experience.borrow_mut() = snapshot.experience;
         *self.ledger.borrow_mut() = snapshot.ledger;
         self.idea = snapshot.idea;
         self.round = snapshot.round;

@@ -59,7 +59,14 @@ impl Team {
     pub fn keep_durable(&mut self, durable: Rc<dyn Durable>) {
         let world = &self.env.world;
         let checkpoints =
-            Rc::new(Checkpoints::new(durable, world.post.clone(), world.ids.clone(), self.ledger.clone(), world.files.clone()));
+            Rc::new(Checkpoints::new(
+                durable,
+                world.post.clone(),
+                world.ids.clone(),
+                self.ledger.clone(),
+                world.files.clone(),
+                world.experience.clone(),
+            ));
         checkpoints.capture_all(self.env.roles());
         checkpoints.set_team(&self.idea, self.round);
         self.env.world.checkpoints = Some(checkpoints);

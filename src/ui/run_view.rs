@@ -29,7 +29,8 @@ pub fn RunPanel() -> impl IntoView {
                     <aside class="side">
                         <PlanBoard/>
                         <Files/>
-                        <super::preview::PreviewPane/>
+                        // Made again for each session: it holds that runner's sandbox.
+                        {move || { shared.session_id.track(); view! { <super::preview::PreviewPane/> } }}
                     </aside>
                 </div>
             </section>

@@ -71,6 +71,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
         shared.plan.set(Vec::new());
         shared.files.set(Vec::new());
         let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)).attach_sandbox());
+        shared.runner.set_value(Some(runner.clone()));
         if let Some(store) = shared.store.get_value() {
             let new = NewSession {
                 title: title_of(&idea),
@@ -93,7 +94,6 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
             shared.session_id.set(runner.session_id());
             refresh(shared).await;
         }
-        shared.runner.set_value(Some(runner.clone()));
         shared.running.set(true);
         runner.resume(None);
     });
@@ -155,10 +155,10 @@ pub async fn open(shared: Shared, id: String) {
         shared.storage_note.set(Some(e.to_string()));
     }
     watch_saves(shared, &runner);
+    shared.runner.set_value(Some(runner));
     shared.settings.set(settings);
     shared.view.set(view);
     shared.session_id.set(Some(id));
-    shared.runner.set_value(Some(runner));
     shared.storage_note.set(None);
     shared.refresh();
     refresh(shared).await;

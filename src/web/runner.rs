@@ -52,6 +52,8 @@ pub struct Runner {
     /// The requests' way out, when not `transport` itself (the widget's
     /// host may supply the key per call); Stop still aborts `transport`.
     llm_transport: Option<Rc<dyn Transport>>,
+    /// Follows the answers streaming, for the page-hide save (sessions only).
+    in_flight: Rc<RefCell<Option<InFlight>>>,
     /// Where the session is kept, if it is.
     keeper: Rc<RefCell<Option<Rc<Keeper>>>>,
     /// Why saving stopped working, shown by the UI.
@@ -152,9 +154,14 @@ impl Runner {
     ) -> Self {
         let given_model = given.is_some();
         let llm = given.unwrap_or_else(|| Self::model(settings, key, &transport, &llm_transport, &settings.model));
-        let in_flight = InFlight::current();
+        // Followed once the run is kept (`keep_in`): a page without
+        // sessions (the widget) installs no page-hide handler.
+        let in_flight: Rc<RefCell<Option<InFlight>>> = Rc::default();
+        let follower = in_flight.clone();
         let events = EventSink::new(move |event| {
-            in_flight.follow(event);
+            if let Some(in_flight) = &*follower.borrow() {
+                in_flight.follow(event);
+            }
             on_event(event);
         });
         let mut team = build_team(settings.team, llm, events.clone());
@@ -183,6 +190,7 @@ impl Runner {
             on_stop: None,
             given_model,
             llm_transport,
+            in_flight,
             keeper: Rc::default(),
             storage_error: Rc::default(),
             on_end: Rc::default(),
@@ -209,7 +217,9 @@ impl Runner {
             team.keep_durable(Rc::new(keeper.sink()));
             team.snapshot()
         };
-        *InFlight::current().session_id.borrow_mut() = Some(keeper.session_id.clone());
+        let in_flight = InFlight::current();
+        *in_flight.session_id.borrow_mut() = Some(keeper.session_id.clone());
+        *self.in_flight.borrow_mut() = Some(in_flight);
         *self.keeper.borrow_mut() = Some(keeper.clone());
         let (end_keeper, error) = (keeper.clone(), self.storage_error.clone());
         *self.on_end.borrow_mut() = Some(Rc::new(move |snapshot, status| {

@@ -58,6 +58,14 @@ async function reloadAndResume(page, name) {
   await page.getByTestId('resume').click();
 }
 
+async function waitFor(condition, what, timeout = 15000) {
+  const end = Date.now() + timeout;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The requests seen for `model`: their messages (comparable) and whether the page went away first. */
 async function bodies(model) {
   return (await requests(llm, model)).map((e) => ({ messages: JSON.stringify(e.messages), cut: e.client_closed_early }));
@@ -92,6 +100,8 @@ async function interruptedRun(name, k, ready, slow) {
   const { page, context } = await openPage(env.browser, env.site.url);
   await startRun(page, model);
   await ready(page);
+  // The slow call has reached the server: the reload cuts it off.
+  await waitFor(async () => (await requests(llm, model)).length === k + 1, `${name}: call ${k} under way`);
   await reloadAndResume(page, name);
   await waitForStatus(page, 'Done');
   await screenshot(page, `sessions-${name}-done`);
@@ -121,7 +131,8 @@ test('reloaded after the first message, the run carries on', async () => {
 test('reloaded during a stream, the partial answer shows as abandoned and the call is made again', async () => {
   // Turn 2 (Alice writing the PRD) streams slowly.
   await interruptedRun('mid-stream', 2, async (page) => {
-    await page.locator('[data-testid=conversation] article[data-live=true]').filter({ hasText: 'Writing' }).waitFor({ timeout: 15000 });
+    // Alice's answer (case matters: Mike's plan says "Alice is writing").
+    await page.locator('[data-testid=conversation] article[data-live=true]').filter({ hasText: /Writing the/ }).waitFor({ timeout: 15000 });
   }, { chunk_chars: 4, chunk_delay_ms: 400 });
 });
 

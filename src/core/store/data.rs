@@ -108,6 +108,7 @@ impl SessionData {
             history: meta.history.clone(),
             roles: self.roles.clone(),
             files: self.project_files()?,
+            experience: meta.experience.clone(),
         }))
     }
 
@@ -136,7 +137,13 @@ impl SessionData {
 
 impl MetaRecord {
     pub fn of(snapshot: &TeamSnapshot) -> Self {
-        Self { idea: snapshot.idea.clone(), round: snapshot.round, ids: snapshot.ids.clone(), history: snapshot.history.clone() }
+        Self {
+            idea: snapshot.idea.clone(),
+            round: snapshot.round,
+            ids: snapshot.ids.clone(),
+            history: snapshot.history.clone(),
+            experience: snapshot.experience.clone(),
+        }
     }
 }
 

@@ -185,6 +185,9 @@ pub struct MetaRecord {
     /// The message-id watermark: the next message gets the next id.
     pub ids: IdSource,
     pub history: Vec<MessageId>,
+    /// What the team learnt in this session (absent in older records).
+    #[serde(default)]
+    pub experience: crate::core::experience::ExperiencePool,
 }
 
 /// One role's saved state and its place in the team's order.
