@@ -117,10 +117,6 @@ impl Keeper {
         self.open.set(false);
         let _ = self.store.release_lock(&self.session_id, &self.holder).await;
     }
-
-    pub fn store(&self) -> &Rc<IdbStore> {
-        &self.store
-    }
 }
 
 impl Drop for Keeper {

@@ -55,11 +55,7 @@ pub(crate) fn script() -> Vec<String> {
 cross_test! {
     async fn a_2048_game_by_the_mgx_company() {
         let llm = ScriptedLlm::from_texts(MODEL, script());
-        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
-        let mut prices = PriceTable::empty();
-        prices.set(MODEL, Price::new(1.0, 2.0));
-        team.ledger.borrow_mut().prices = prices;
-        team.invest(3.0);
+        let mut team = priced_mgx(&llm);
         let human = ScriptedHuman::default();
         team.env.world.human = Rc::new(human.clone());
         team.run_project("a 2048 game in HTML/JS");
@@ -138,8 +134,13 @@ cross_test! {
     }
 }
 
+/// The MGX company on `llm`, the model priced, $3 to spend.
 fn priced_mgx(llm: &ScriptedLlm) -> crate::core::team::Team {
-    let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
+    priced_mgx_with(llm, EventSink::default())
+}
+
+fn priced_mgx_with(llm: &ScriptedLlm, events: EventSink) -> crate::core::team::Team {
+    let mut team = mgx_team(Rc::new(llm.clone()), events);
     let mut prices = PriceTable::empty();
     prices.set(MODEL, Price::new(1.0, 2.0));
     team.ledger.borrow_mut().prices = prices;
@@ -168,11 +169,7 @@ cross_test! {
         let view = Rc::new(std::cell::RefCell::new(RunView::default()));
         let sink = view.clone();
         let llm = ScriptedLlm::from_texts(MODEL, script());
-        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::new(move |e| sink.borrow_mut().apply(e)));
-        let mut prices = PriceTable::empty();
-        prices.set(MODEL, Price::new(1.0, 2.0));
-        team.ledger.borrow_mut().prices = prices;
-        team.invest(3.0);
+        let mut team = priced_mgx_with(&llm, EventSink::new(move |e| sink.borrow_mut().apply(e)));
         team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
         team.run_project("a 2048 game in HTML/JS");
         team.run(30).await;
@@ -234,11 +231,7 @@ cross_test! {
         use crate::core::sandbox::fake::FakeSandbox;
 
         let llm = ScriptedLlm::from_texts(MODEL, debug_loop_script());
-        let mut team = mgx_team(Rc::new(llm.clone()), EventSink::default());
-        let mut prices = PriceTable::empty();
-        prices.set(MODEL, Price::new(1.0, 2.0));
-        team.ledger.borrow_mut().prices = prices;
-        team.invest(3.0);
+        let mut team = priced_mgx(&llm);
         let human = ScriptedHuman::default();
         team.env.world.human = Rc::new(human.clone());
         let result = |outcome, message: &str| TestResult::new("tests/game.test.js", "merges equal tiles", outcome, message);
