@@ -2,19 +2,11 @@
 // person meets them: hostile mermaid diagrams stay inert, a broken diagram
 // shows its source with a note, the theme choice sticks and is keyboard
 // usable, and the page loads with no policy violation.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, cspViolations } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, cspViolations } from './harness.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 /** Contrast ratios of the page's text colours against their backgrounds. */
 function contrasts(page) {
@@ -46,7 +38,7 @@ function contrasts(page) {
 }
 
 async function ask(page, model) {
-  await configure(page, llm, model, { team: 'assistant' });
+  await configure(page, env.llm, model, { team: 'assistant' });
   await page.getByLabel('Your idea').fill('draw me something');
   await page.getByTestId('start').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
@@ -97,7 +89,7 @@ test('hostile mermaid diagrams are drawn inert; a broken one shows its source', 
     '    this is not mermaid ][',
     '```',
   ].join('\n');
-  await script(llm, model, [{ text: 'QUICK' }, { text: answer }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: answer }]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await ask(page, model);
   const conversation = page.getByTestId('conversation');
@@ -129,7 +121,7 @@ test('hostile mermaid diagrams are drawn inert; a broken one shows its source', 
 test('fenced code in an answer is highlighted as spans of escaped text', async () => {
   const model = 'e2e-highlight';
   const answer = ['Here:', '```python', 'def f(x):', '    return "<b>" + x  # </code><script>window.__pwned=1</script>', '```'].join('\n');
-  await script(llm, model, [{ text: 'QUICK' }, { text: answer }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: answer }]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await ask(page, model);
   const code = page.getByTestId('conversation').locator('code.hljs');

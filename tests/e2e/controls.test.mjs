@@ -1,30 +1,22 @@
 // The person's controls during a run: Stop in the middle of a streaming
 // answer and Resume (the run finishes; no finished call is made twice), and
 // a question from the team answered in the page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, roleZeroAnswer } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
-const answer = (thought, commands) => `${thought}\n\`\`\`json\n${JSON.stringify(commands, null, 2)}\n\`\`\``;
+const answer = roleZeroAnswer;
 
 test('Stop mid-stream, then Resume: the run finishes and no finished call is repeated', async () => {
   const model = 'e2e-stop-resume';
   const turns = companyTurns();
   // Alice's PRD (the third call) streams slowly, so Stop lands in the middle.
-  await script(llm, model, [turns[0], turns[1], { ...turns[2], chunk_chars: 4, chunk_delay_ms: 150 }]);
+  await script(env.llm, model, [turns[0], turns[1], { ...turns[2], chunk_chars: 4, chunk_delay_ms: 150 }]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   await page.getByTestId('start').click();
 
@@ -37,14 +29,14 @@ test('Stop mid-stream, then Resume: the run finishes and no finished call is rep
   await screenshot(page, 'stop-1-stopped');
 
   // The rest of the run, including Alice's answer again (her call was cut).
-  await script(llm, model, turns.slice(2));
+  await script(env.llm, model, turns.slice(2));
   await page.getByTestId('resume').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 30000 });
   assert.match(await page.getByTestId('conversation').textContent(), /Your 2048 game is ready/);
   assert.equal(await page.locator('[data-testid=plan] li.done').count(), 3);
   await screenshot(page, 'stop-2-resumed-done');
 
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, turns.length + 1, 'one call more than the script: the one cut by Stop');
   const cut = log.filter((e) => e.client_closed_early);
   assert.equal(cut.length, 1, 'exactly one call was cut');
@@ -57,13 +49,13 @@ test('Stop mid-stream, then Resume: the run finishes and no finished call is rep
 
 test('a question from the team is answered in the page and the answer reaches the model', async () => {
   const model = 'e2e-ask-human';
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: answer('I need one detail first.', [{ command_name: 'RoleZero.ask_human', args: { question: 'Which colour should the tiles be?' } }]) },
     { text: answer('Thanks.', [{ command_name: 'RoleZero.reply_to_human', args: { content: 'Blue tiles it is.' } }, { command_name: 'end' }]) },
   ]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await configure(page, llm, model, { team: 'assistant' });
+  await configure(page, env.llm, model, { team: 'assistant' });
   await page.getByLabel('Your idea').fill('A 2048 game');
   await page.getByTestId('start').click();
 
@@ -80,7 +72,7 @@ test('a question from the team is answered in the page and the answer reaches th
   assert.equal(await page.getByTestId('answer').count(), 0, 'the answer box is gone once answered');
   await screenshot(page, 'ask-2-answered');
 
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 3);
   const after = JSON.stringify(log[2].messages);
   assert.ok(after.includes('Blue, please'), 'the next request carries the answer');

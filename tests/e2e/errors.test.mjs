@@ -1,28 +1,20 @@
 // What a person sees when things go wrong: a bad key, a budget used up, and
 // model output that tries to run script in the page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 async function start(page, model, { team = 'assistant', budget = 3, priceIn = 1, priceOut = 2 } = {}) {
-  await configure(page, llm, model, { team, budget, priceIn, priceOut, key: 'sk-wrong-key' });
+  await configure(page, env.llm, model, { team, budget, priceIn, priceOut, key: 'sk-wrong-key' });
   await page.getByLabel('Your idea').fill('hello there');
   await page.getByTestId('start').click();
 }
 
 test('a bad key says so and what to do', async () => {
   const model = 'e2e-401';
-  await script(llm, model, [{ status: 401, text: 'Incorrect API key provided: sk-wron*******' }]);
+  await script(env.llm, model, [{ status: 401, text: 'Incorrect API key provided: sk-wron*******' }]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model);
   const status = page.getByTestId('status').filter({ hasText: 'Paused after an error' });
@@ -32,7 +24,7 @@ test('a bad key says so and what to do', async () => {
   assert.match(text, /check the key in Settings/);
   assert.ok(!text.includes('sk-wrong-key'), 'the key is never shown');
   await screenshot(page, 'error-bad-key');
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 1, 'a 401 is not retried');
   await context.close();
 });
@@ -40,14 +32,14 @@ test('a bad key says so and what to do', async () => {
 test('a budget used up stops the run with the reason', async () => {
   const model = 'e2e-budget';
   // The first answer costs far more than the budget ($1000 per million tokens).
-  await script(llm, model, [{ text: 'TASK', usage: { prompt_tokens: 1000, completion_tokens: 1000 } }]);
+  await script(env.llm, model, [{ text: 'TASK', usage: { prompt_tokens: 1000, completion_tokens: 1000 } }]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model, { budget: 0.5, priceIn: 1000, priceOut: 1000 });
   const status = page.getByTestId('status').filter({ hasText: 'budget is used up' });
   await status.waitFor({ timeout: 15000 });
   assert.match(await status.textContent(), /Raise the budget in Settings, then resume/);
   await screenshot(page, 'error-budget');
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 1, 'no call after the budget ran out');
   await context.close();
 });
@@ -62,7 +54,7 @@ test('model output cannot run script in the page', async () => {
     '[click me](javascript:window.__pwned=\'link\')',
     '<a href="javascript:window.__pwned=\'a\'">a tag</a>',
   ].join('\n\n');
-  await script(llm, model, [{ text: 'QUICK' }, { text: hostile }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: hostile }]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await start(page, model);
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { startStaticServer } from '../support/static-server.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
@@ -88,6 +89,26 @@ export async function startSiteAndLlm(options) {
     },
   };
 }
+
+/**
+ * For a test file: starts the site and the scripted LLM before its tests and
+ * stops them after. The object returned is filled in by the time a test runs:
+ * {site, llm, browser, close}.
+ */
+export function useSiteAndLlm(options) {
+  const env = {};
+  before(async () => {
+    Object.assign(env, await startSiteAndLlm(options));
+  });
+  after(async () => {
+    await env.close?.();
+  });
+  return env;
+}
+
+/** A RoleZero answer: a thought, then its commands as a fenced JSON block. */
+export const roleZeroAnswer = (thought, commands, indent = 2) =>
+  `${thought}\n\`\`\`json\n${JSON.stringify(commands, null, indent)}\n\`\`\``;
 
 /** Give the local LLM server the turns to answer for `model`. */
 export async function script(llm, model, turns) {

@@ -1,24 +1,16 @@
 // The whole journey a person takes: first visit, settings, an idea, and the
 // software company at work against the local scripted LLM server, with a
 // screenshot of each stage.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 test('first visit, settings, idea, and the company builds a 2048 game', async () => {
   const model = 'e2e-company-2048';
-  await script(llm, model, companyTurns());
+  await script(env.llm, model, companyTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await page.getByRole('heading', { name: 'What it does' }).waitFor({ timeout: 15000 });
   assert.match(await page.textContent('body'), /goes only from this browser to the provider you choose/);
@@ -28,7 +20,7 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.equal(await page.getByTestId('start').isDisabled(), true);
   assert.match(await page.getByTestId('problems').textContent(), /Type your idea/);
 
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   await screenshot(page, 'journey-2-settings');
   assert.equal(await page.getByTestId('problems').textContent(), '');
@@ -81,7 +73,7 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.deepEqual(await cspViolations(page), [], 'no Content-Security-Policy violation during the journey');
 
   // The key went to the provider, and only as the Authorization header.
-  const mine = await requests(llm, model);
+  const mine = await requests(env.llm, model);
   assert.equal(mine.length, companyTurns().length);
   assert.ok(mine.every((e) => e.headers.authorization === `<redacted:${'Bearer sk-e2e-test-key'.length} chars>`));
   assert.deepEqual(problems, []);

@@ -1,29 +1,21 @@
 // The person edits the plan on the plan board with the team leader's own
 // Plan.* commands: refused edits say why, accepted ones change the board,
 // and the leader is told when the team resumes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, roleZeroAnswer } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
-const answer = (thought, commands) => `${thought}\n\`\`\`json\n${JSON.stringify(commands, null, 2)}\n\`\`\``;
+const answer = roleZeroAnswer;
 
 test('append a task and finish it on the plan board; the leader hears of it', async () => {
   const model = 'e2e-plan-edit';
   const turns = companyTurns();
-  await script(llm, model, [{ ...turns[0], delay_ms: 1500 }, ...turns.slice(1)]);
+  await script(env.llm, model, [{ ...turns[0], delay_ms: 1500 }, ...turns.slice(1)]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   await page.getByTestId('start').click();
 
@@ -64,12 +56,12 @@ test('append a task and finish it on the plan board; the leader hears of it', as
   await screenshot(page, 'plan-3-finished');
 
   // On resume the leader reads the edits (as a message from the user).
-  await script(llm, model, [{ text: 'TASK' }, { text: answer('Noted.', [{ command_name: 'RoleZero.reply_to_human', args: { content: 'I see the score display is done.' } }, { command_name: 'end' }]) }]);
-  const before = (await requests(llm, model)).length;
+  await script(env.llm, model, [{ text: 'TASK' }, { text: answer('Noted.', [{ command_name: 'RoleZero.reply_to_human', args: { content: 'I see the score display is done.' } }, { command_name: 'end' }]) }]);
+  const before = (await requests(env.llm, model)).length;
   await page.getByTestId('resume').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 20000 });
   assert.match(await page.getByTestId('conversation').textContent(), /I see the score display is done\./);
-  const log = (await requests(llm, model)).slice(before);
+  const log = (await requests(env.llm, model)).slice(before);
   assert.equal(log.length, 2);
   const told = JSON.stringify(log[1].messages);
   assert.ok(told.includes('[Plan edited by the user] I appended task 4 (Add a score display) for Alex.'), told.slice(0, 400));

@@ -1,20 +1,12 @@
 // Per-role models: the engineer on another model. Set in Settings (advanced),
 // his calls carry that model, the others keep the team's, and the choice is
 // kept with the settings across a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 test('the engineer calls his own model; the choice survives a reload', async () => {
   const model = 'e2e-team-model';
@@ -22,10 +14,10 @@ test('the engineer calls his own model; the choice survives a reload', async () 
   const turns = companyTurns();
   const alex = turns.findIndex((t) => t.text.startsWith('Coding.'));
   assert.ok(alex > 0);
-  await script(llm, model, turns.filter((_, i) => i !== alex));
-  await script(llm, big, [turns[alex]]);
+  await script(env.llm, model, turns.filter((_, i) => i !== alex));
+  await script(env.llm, big, [turns[alex]]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByTestId('role-models').locator('summary').click();
   await page.getByTestId('role-model-Alex').fill(big);
   await page.getByTestId('role-model-Alex').dispatchEvent('change');
@@ -41,8 +33,8 @@ test('the engineer calls his own model; the choice survives a reload', async () 
   await page.getByTestId('start').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 30000 });
 
-  const mine = await requests(llm, model);
-  const his = await requests(llm, big);
+  const mine = await requests(env.llm, model);
+  const his = await requests(env.llm, big);
   assert.equal(his.length, 1, 'Alex asked his model once');
   assert.equal(his[0].request_body.model, big);
   assert.ok(JSON.stringify(his[0].messages).includes('Alex'));

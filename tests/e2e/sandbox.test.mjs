@@ -3,24 +3,16 @@
 // the scripted reply, and passes; generated code cannot reach the app's
 // IndexedDB, storage, key or DOM, nor the network; an endless test is
 // stopped by the time limit while the page stays responsive.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests } from './harness.mjs';
 import { debugLoopTurns, hostileTurns } from './scripts/sandbox-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 async function runTeam(page, model, idea) {
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill(idea);
   await page.getByTestId('start').click();
   try {
@@ -39,7 +31,7 @@ const previewFrame = (page) => page.frameLocator('[data-testid=preview] iframe')
 
 test('the 2048 game runs in the preview; a failing test goes to the engineer and passes after the fix', async () => {
   const model = 'e2e-sandbox-2048';
-  await script(llm, model, debugLoopTurns());
+  await script(env.llm, model, debugLoopTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await runTeam(page, model, 'A 2048 game in HTML and JavaScript, tested');
 
@@ -48,7 +40,7 @@ test('the 2048 game runs in the preview; a failing test goes to the engineer and
   for (const seen of ['Edward → Alex', 'The tests fail (round 1 of 3)', 'FAILED tests/game.test.js › merges equal tiles once', 'The 2048 game is ready and its tests pass.']) {
     assert.ok(conversation.includes(seen), `conversation shows ${seen}`);
   }
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, debugLoopTurns().length, 'every scripted turn used, no more');
   const text = (entry) => entry.messages.map((m) => m.content).join('\n');
   const alexFix = log.filter((e) => text(e).includes('named Alex, your goal'))[1];
@@ -91,7 +83,7 @@ test('the 2048 game runs in the preview; a failing test goes to the engineer and
 
 test('generated code cannot reach the app, and an endless test is stopped in time', async () => {
   const model = 'e2e-sandbox-hostile';
-  await script(llm, model, hostileTurns(`${llm.url}/_control/health`));
+  await script(env.llm, model, hostileTurns(`${env.llm.url}/_control/health`));
   const { page, context } = await openPage(env.browser, env.site.url);
   // Something to steal: a database and a storage entry of the app's origin.
   await page.evaluate(() => new Promise((resolve, reject) => {
@@ -107,7 +99,7 @@ test('generated code cannot reach the app, and an endless test is stopped in tim
     req.onerror = () => reject(req.error);
   }));
   // The probe for the health URL really answers from a page (so "blocked" below means the sandbox).
-  assert.equal(await page.evaluate(async (url) => (await fetch(url)).status, `${llm.url}/_control/health`), 200);
+  assert.equal(await page.evaluate(async (url) => (await fetch(url)).status, `${env.llm.url}/_control/health`), 200);
   await runTeam(page, model, 'A page');
 
   const frame = previewFrame(page);

@@ -5,26 +5,18 @@
 // conversation, plan and files as an uninterrupted run, while the LLM server
 // sees every finished call exactly once (only a call cut off by the reload
 // is made again). Then export → delete → import gives the same session back.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
-let env;
-let llm;
-before(async () => {
-  env = await startSiteAndLlm();
-  llm = env.llm;
-});
-after(async () => {
-  await env?.close();
-});
+const env = useSiteAndLlm();
 
 const IDEA = 'A 2048 game in HTML and JavaScript';
 
 async function startRun(page, model) {
-  await configure(page, llm, model, { rounds: 20 });
+  await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill(IDEA);
   await page.getByTestId('start').click();
 }
@@ -68,14 +60,14 @@ async function waitFor(condition, what, timeout = 15000) {
 
 /** The requests seen for `model`: their messages (comparable) and whether the page went away first. */
 async function bodies(model) {
-  return (await requests(llm, model)).map((e) => ({ messages: JSON.stringify(e.messages), cut: e.client_closed_early }));
+  return (await requests(env.llm, model)).map((e) => ({ messages: JSON.stringify(e.messages), cut: e.client_closed_early }));
 }
 
 let reference;
 
 test('an uninterrupted run, for reference', async () => {
   const model = 'e2e-sessions-reference';
-  await script(llm, model, companyTurns());
+  await script(env.llm, model, companyTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await startRun(page, model);
   await waitForStatus(page, 'Done');
@@ -96,12 +88,12 @@ async function interruptedRun(name, k, ready, slow) {
   const turns = companyTurns();
   // The slow copy is cut off by the reload; the plain copy answers the retry.
   const slowTurn = { ...turns[k], ...slow };
-  await script(llm, model, [...turns.slice(0, k), slowTurn, ...turns.slice(k)]);
+  await script(env.llm, model, [...turns.slice(0, k), slowTurn, ...turns.slice(k)]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await startRun(page, model);
   await ready(page);
   // The slow call has reached the server: the reload cuts it off.
-  await waitFor(async () => (await requests(llm, model)).length === k + 1, `${name}: call ${k} under way`);
+  await waitFor(async () => (await requests(env.llm, model)).length === k + 1, `${name}: call ${k} under way`);
   await reloadAndResume(page, name);
   await waitForStatus(page, 'Done');
   await screenshot(page, `sessions-${name}-done`);
@@ -145,13 +137,13 @@ test('reloaded after the plan is made, the plan is kept', async () => {
 test('a question waiting for the user survives a reload and is asked again', async () => {
   const model = 'e2e-sessions-ask';
   const cmds = (list) => `Let me see.\n\`\`\`json\n${JSON.stringify(list)}\n\`\`\``;
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: cmds([{ command_name: 'RoleZero.ask_human', args: { question: 'Which colour should the tiles be?' } }]) },
     { text: cmds([{ command_name: 'RoleZero.reply_to_human', args: { content: 'Blue tiles it is.' } }, { command_name: 'end' }]) },
   ]);
   const { page, context } = await openPage(env.browser, env.site.url);
-  await configure(page, llm, model, { team: 'assistant' });
+  await configure(page, env.llm, model, { team: 'assistant' });
   await page.getByLabel('Your idea').fill('Paint the tiles');
   await page.getByTestId('start').click();
   await page.getByTestId('answer').waitFor({ timeout: 15000 });
@@ -171,7 +163,7 @@ test('a question waiting for the user survives a reload and is asked again', asy
 
 test('export, delete and import give the same session back; rename and duplicate work', async () => {
   const model = 'e2e-sessions-export';
-  await script(llm, model, companyTurns());
+  await script(env.llm, model, companyTurns());
   const { page, context } = await openPage(env.browser, env.site.url);
   await startRun(page, model);
   await waitForStatus(page, 'Done');

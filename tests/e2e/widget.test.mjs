@@ -8,10 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSite, screenshot, script, requests, root } from './harness.mjs';
+import { startSite, screenshot, script, requests, root, roleZeroAnswer } from './harness.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 
-const answer = (thought, commands) => `${thought}\n\`\`\`json\n${JSON.stringify(commands)}\n\`\`\``;
+const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
 const cmd = (name, args = {}) => ({ command_name: name, args });
 
 let env;

@@ -15,9 +15,7 @@
 //   prints exactly one line `LLM_SERVER_URL=http://127.0.0.1:<port>` on stdout.
 
 import http from 'node:http';
-import fs from 'node:fs';
-import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { parseServerArgs, runServerCli } from './cli.mjs';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -626,7 +624,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
   }
 
   async function streamOpenAI(c) {
-    const { res, turn } = c;
+    const { res } = c;
     const id = `chatcmpl-llmsrv-${c.seq}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = !!(c.body.stream_options && c.body.stream_options.include_usage);
@@ -640,19 +638,12 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     sseHead(c);
     send(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
 
-    const deltas = splitChunks(c.replyText, turn.chunk_chars ?? 8);
-    const cutAt = turn.cut_after_chunks;
-    if (cutAt === 0) return cutConnection(res);
-    for (let i = 0; i < deltas.length; i++) {
-      if (i > 0 && turn.chunk_delay_ms) {
-        await sleep(turn.chunk_delay_ms);
-        if (c.isGone()) return;
-      }
-      send(chunk([{ index: 0, delta: { content: deltas[i] }, logprobs: null, finish_reason: null }]));
-      if (i === 0 && turn.malformed) res.write('data: {not json\n\n');
-      if (cutAt !== undefined && i + 1 >= cutAt) return cutConnection(res);
-    }
-    if (cutAt !== undefined) return cutConnection(res); // fewer deltas than K: cut before the finish chunk
+    const whole = await streamDeltas(
+      c,
+      (text) => send(chunk([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }])),
+      'data: {not json\n\n',
+    );
+    if (!whole) return;
 
     send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: c.finish }]));
     if (includeUsage) {
@@ -661,8 +652,32 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     res.end('data: [DONE]\n\n');
   }
 
-  async function streamAnthropic(c) {
+  /**
+   * The reply's text as deltas, paced and cut as the turn says (a malformed
+   * event after the first delta when asked). False when the stream was cut
+   * or the client left: the caller then sends nothing more.
+   */
+  async function streamDeltas(c, sendDelta, malformedEvent) {
     const { res, turn } = c;
+    const deltas = splitChunks(c.replyText, turn.chunk_chars ?? 8);
+    const cutAt = turn.cut_after_chunks;
+    if (cutAt === 0) return cutConnection(res), false;
+    for (let i = 0; i < deltas.length; i++) {
+      if (i > 0 && turn.chunk_delay_ms) {
+        await sleep(turn.chunk_delay_ms);
+        if (c.isGone()) return false;
+      }
+      sendDelta(deltas[i]);
+      if (i === 0 && turn.malformed) res.write(malformedEvent);
+      if (cutAt !== undefined && i + 1 >= cutAt) return cutConnection(res), false;
+    }
+    // Fewer deltas than the cut point: cut before the finish event.
+    if (cutAt !== undefined) return cutConnection(res), false;
+    return true;
+  }
+
+  async function streamAnthropic(c) {
+    const { res } = c;
     const send = (event, obj) => res.write(`event: ${event}\ndata: ${JSON.stringify(obj)}\n\n`);
 
     sseHead(c);
@@ -682,19 +697,12 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     send('ping', { type: 'ping' });
 
-    const deltas = splitChunks(c.replyText, turn.chunk_chars ?? 8);
-    const cutAt = turn.cut_after_chunks;
-    if (cutAt === 0) return cutConnection(res);
-    for (let i = 0; i < deltas.length; i++) {
-      if (i > 0 && turn.chunk_delay_ms) {
-        await sleep(turn.chunk_delay_ms);
-        if (c.isGone()) return;
-      }
-      send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: deltas[i] } });
-      if (i === 0 && turn.malformed) res.write('event: content_block_delta\ndata: {not json\n\n');
-      if (cutAt !== undefined && i + 1 >= cutAt) return cutConnection(res);
-    }
-    if (cutAt !== undefined) return cutConnection(res);
+    const whole = await streamDeltas(
+      c,
+      (text) => send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
+      'event: content_block_delta\ndata: {not json\n\n',
+    );
+    if (!whole) return;
 
     send('content_block_stop', { type: 'content_block_stop', index: 0 });
     send('message_delta', {
@@ -743,113 +751,9 @@ function urlHost(host) {
 // CLI
 // ---------------------------------------------------------------------------
 
-function parseArgs(argv) {
-  const opts = { port: 0, host: '127.0.0.1', exitWithParent: false, exitOnStdinClose: false, maxLifetime: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`missing value for ${flag}`);
-      return v;
-    };
-    switch (flag) {
-      case '--port': {
-        const v = Number(value());
-        if (!Number.isInteger(v) || v < 0 || v > 65535) throw new Error(`invalid --port`);
-        opts.port = v;
-        break;
-      }
-      case '--host': opts.host = value(); break;
-      case '--exit-with-parent': opts.exitWithParent = true; break;
-      case '--exit-on-stdin-close': opts.exitOnStdinClose = true; break;
-      case '--max-lifetime': {
-        const v = Number(value());
-        if (!(v > 0)) throw new Error('invalid --max-lifetime (seconds > 0)');
-        opts.maxLifetime = v;
-        break;
-      }
-      case '-h':
-      case '--help':
-        process.stderr.write(
-          'usage: node tests/support/llm-server.mjs [--port N] [--host H] [--exit-with-parent]\n' +
-            '                                         [--exit-on-stdin-close] [--max-lifetime SECONDS]\n',
-        );
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown argument: ${a}`);
-    }
-  }
-  return opts;
-}
-
-/** Shared lifecycle for the CLI: signals, parent watch, stdin close, max lifetime. */
-export function installLifecycle(name, srv, { exitWithParent, exitOnStdinClose, maxLifetime }) {
-  let stopping = false;
-  const stop = (why) => {
-    if (stopping) return;
-    stopping = true;
-    if (why) process.stderr.write(`${name}: stopping (${why})\n`);
-    const force = setTimeout(() => process.exit(0), 2000);
-    force.unref();
-    srv.close().then(() => process.exit(0), () => process.exit(0));
-  };
-  process.on('SIGTERM', () => stop());
-  process.on('SIGINT', () => stop());
-  process.on('SIGHUP', () => stop('SIGHUP'));
-  if (exitWithParent) {
-    const parent = process.ppid;
-    const t = setInterval(() => {
-      let alive = process.ppid === parent;
-      if (alive) {
-        try {
-          process.kill(parent, 0);
-        } catch (e) {
-          alive = e.code === 'EPERM';
-        }
-      }
-      if (!alive) stop('parent exited');
-    }, 500);
-    t.unref();
-  }
-  if (exitOnStdinClose) {
-    process.stdin.on('end', () => stop('stdin closed'));
-    process.stdin.on('close', () => stop('stdin closed'));
-    process.stdin.on('error', () => stop('stdin error'));
-    process.stdin.resume();
-  }
-  if (maxLifetime > 0) {
-    const t = setTimeout(() => stop(`max lifetime ${maxLifetime}s reached`), maxLifetime * 1000);
-    t.unref();
-  }
-}
-
-function isMain() {
-  if (!process.argv[1]) return false;
-  try {
-    return fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
-  let opts;
-  try {
-    opts = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    process.stderr.write(`llm-server: ${e.message}\n`);
-    process.exit(2);
-  }
-  startLlmServer({ port: opts.port, host: opts.host }).then(
-    (srv) => {
-      installLifecycle('llm-server', srv, opts);
-      process.stdout.write(`LLM_SERVER_URL=${srv.url}\n`);
-    },
-    (err) => {
-      process.stderr.write(`llm-server: failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runServerCli(import.meta.url, {
+  name: 'llm-server',
+  urlLine: 'LLM_SERVER_URL',
+  parse: (argv) => parseServerArgs(argv, { name: 'llm-server' }),
+  start: (opts) => startLlmServer({ port: opts.port, host: opts.host }),
+});

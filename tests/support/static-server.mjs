@@ -15,9 +15,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import process from 'node:process';
-import { fileURLToPath } from 'node:url';
-import { installLifecycle } from './llm-server.mjs';
+import { parseServerArgs, runServerCli } from './cli.mjs';
 
 export const MIME_TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -185,82 +183,21 @@ export async function startStaticServer({ root, port = 0, host = '127.0.0.1', he
 }
 
 function parseArgs(argv) {
-  const opts = { root: null, port: 0, host: '127.0.0.1', headers: {}, exitWithParent: false, exitOnStdinClose: false, maxLifetime: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const flag = eq > 0 ? a.slice(0, eq) : a;
-    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`missing value for ${flag}`);
-      return v;
-    };
-    switch (flag) {
-      case '--root': opts.root = value(); break;
-      case '--port': {
-        const v = Number(value());
-        if (!Number.isInteger(v) || v < 0 || v > 65535) throw new Error('invalid --port');
-        opts.port = v;
-        break;
-      }
-      case '--host': opts.host = value(); break;
-      case '--header': {
-        const h = value();
+  const opts = parseServerArgs(argv, {
+    name: 'static-server',
+    usage: '--root DIR [--header "Name: value"]...',
+    defaults: { root: null, headers: {} },
+    extra: {
+      '--root': (o, v) => { o.root = v; },
+      '--header': (o, h) => {
         const c = h.indexOf(':');
         if (c <= 0) throw new Error(`invalid --header (expected "Name: value"): ${h}`);
-        opts.headers[h.slice(0, c).trim()] = h.slice(c + 1).trim();
-        break;
-      }
-      case '--exit-with-parent': opts.exitWithParent = true; break;
-      case '--exit-on-stdin-close': opts.exitOnStdinClose = true; break;
-      case '--max-lifetime': {
-        const v = Number(value());
-        if (!(v > 0)) throw new Error('invalid --max-lifetime (seconds > 0)');
-        opts.maxLifetime = v;
-        break;
-      }
-      case '-h':
-      case '--help':
-        process.stderr.write(
-          'usage: node tests/support/static-server.mjs --root DIR [--port N] [--host H] [--header "Name: value"]...\n' +
-            '                                            [--exit-with-parent] [--exit-on-stdin-close] [--max-lifetime SECONDS]\n',
-        );
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown argument: ${a}`);
-    }
-  }
+        o.headers[h.slice(0, c).trim()] = h.slice(c + 1).trim();
+      },
+    },
+  });
   if (!opts.root) throw new Error('--root DIR is required');
   return opts;
 }
 
-function isMain() {
-  if (!process.argv[1]) return false;
-  try {
-    return fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
-  let opts;
-  try {
-    opts = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    process.stderr.write(`static-server: ${e.message}\n`);
-    process.exit(2);
-  }
-  startStaticServer(opts).then(
-    (srv) => {
-      installLifecycle('static-server', srv, opts);
-      process.stdout.write(`STATIC_SERVER_URL=${srv.url}\n`);
-    },
-    (err) => {
-      process.stderr.write(`static-server: failed to start: ${err.message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runServerCli(import.meta.url, { name: 'static-server', urlLine: 'STATIC_SERVER_URL', parse: parseArgs, start: startStaticServer });
