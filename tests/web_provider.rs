@@ -5,11 +5,10 @@
 
 use std::rc::Rc;
 
-use futures::StreamExt;
 use serde_json::Value;
 use tabteam::core::llm::client::{HttpLlm, ProviderConfig};
 use tabteam::core::llm::http::{HttpRequest, Method, Protocol};
-use tabteam::core::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, StreamEvent};
+use tabteam::core::llm::{collect_stream, ChatMessage, ChatRequest, Completion, Llm, LlmError};
 use tabteam::web::fetch;
 use tabteam::web::transport::{sleep, BrowserRuntime, FetchTransport};
 use wasm_bindgen_test::*;
@@ -60,17 +59,7 @@ fn request(model: &str) -> ChatRequest {
 
 /// Deltas and the final result of one streamed call.
 async fn run(llm: &HttpLlm, model: &str) -> (Vec<String>, Result<Completion, LlmError>) {
-    let mut stream = llm.stream(request(model));
-    let mut deltas = Vec::new();
-    while let Some(event) = stream.next().await {
-        match event {
-            Ok(StreamEvent::Delta(d)) => deltas.push(d),
-            Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
-            Ok(StreamEvent::Waiting { .. }) => {}
-            Err(e) => return (deltas, Err(e)),
-        }
-    }
-    (deltas, Err(LlmError::Protocol { message: "no end".into() }))
+    collect_stream(llm.stream(request(model))).await
 }
 
 fn now() -> f64 {

@@ -298,7 +298,7 @@ mod tests {
     use futures::executor::block_on;
 
     use super::*;
-    use crate::core::llm::{ChatMessage, Completion, FinishReason};
+    use crate::core::llm::{collect_stream, ChatMessage, Completion, FinishReason};
 
     /// A scripted response: a status, headers, and body chunks (an `Err`
     /// chunk breaks the body off).
@@ -385,19 +385,7 @@ mod tests {
     }
 
     fn collect(llm: &HttpLlm) -> (Vec<String>, Result<Completion, LlmError>) {
-        block_on(async {
-            let mut deltas = Vec::new();
-            let mut stream = llm.stream(request());
-            while let Some(event) = stream.next().await {
-                match event {
-                    Ok(StreamEvent::Delta(d)) => deltas.push(d),
-                    Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
-                    Ok(StreamEvent::Waiting { .. }) => {}
-                    Err(e) => return (deltas, Err(e)),
-                }
-            }
-            (deltas, Err(LlmError::Protocol { message: "stream ended with neither Done nor an error".into() }))
-        })
+        block_on(collect_stream(llm.stream(request())))
     }
 
     const HELLO: &[&str] = &[

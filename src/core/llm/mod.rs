@@ -213,6 +213,25 @@ pub trait Llm {
     }
 }
 
+/// Every delta of a streamed answer, in order, and how the stream ended:
+/// `Done`'s completion, the error, or `Truncated` (with the text so far)
+/// when it stopped without either. `Waiting` notices are skipped.
+pub async fn collect_stream(
+    mut stream: LocalBoxStream<'_, Result<StreamEvent, LlmError>>,
+) -> (Vec<String>, Result<Completion, LlmError>) {
+    let mut deltas = Vec::new();
+    while let Some(event) = stream.next().await {
+        match event {
+            Ok(StreamEvent::Delta(d)) => deltas.push(d),
+            Ok(StreamEvent::Done(done)) => return (deltas, Ok(done)),
+            Ok(StreamEvent::Waiting { .. }) => {}
+            Err(e) => return (deltas, Err(e)),
+        }
+    }
+    let partial_text = deltas.concat();
+    (deltas, Err(LlmError::Truncated { partial_text }))
+}
+
 impl ChatRole {
     pub fn as_str(&self) -> &'static str {
         match self {

@@ -205,10 +205,9 @@ async fn type_next(mut t: Typing) -> Option<(Result<StreamEvent, LlmError>, Typi
 mod tests {
     use futures::executor::block_on;
     use futures::future::LocalBoxFuture;
-    use futures::StreamExt;
 
     use super::*;
-    use crate::core::llm::ChatMessage;
+    use crate::core::llm::{collect_stream, ChatMessage};
 
     #[derive(Default)]
     struct FakeClock {
@@ -238,19 +237,7 @@ mod tests {
     }
 
     fn ask(llm: &ReplayLlm) -> (Vec<String>, Result<Completion, LlmError>) {
-        block_on(async {
-            let mut stream = llm.stream(ChatRequest::new("x", vec![ChatMessage::user("hello")]));
-            let mut deltas = Vec::new();
-            while let Some(event) = stream.next().await {
-                match event {
-                    Ok(StreamEvent::Delta(d)) => deltas.push(d),
-                    Ok(StreamEvent::Done(c)) => return (deltas, Ok(c)),
-                    Ok(StreamEvent::Waiting { .. }) => {}
-                    Err(e) => return (deltas, Err(e)),
-                }
-            }
-            (deltas, Err(LlmError::Protocol { message: "no end".into() }))
-        })
+        block_on(collect_stream(llm.stream(ChatRequest::new("x", vec![ChatMessage::user("hello")]))))
     }
 
     #[test]
