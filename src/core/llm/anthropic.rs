@@ -85,7 +85,7 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
 
 /// What Anthropic message events mean: a `Delta` per text delta, then `Done` at
 /// `message_stop`, or an error (an `error` event included).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct AnthropicEvents {
     prompt_chars: usize,
     model: String,
@@ -97,28 +97,11 @@ pub struct AnthropicEvents {
 /// Decodes a streamed answer from raw bytes (see [`EventStream`]).
 pub type AnthropicStream = EventStream<AnthropicEvents>;
 
-impl AnthropicStream {
-    /// `prompt_chars` estimates prompt tokens if the server reports no usage.
-    pub fn new(prompt_chars: usize) -> Self {
-        EventStream::with(AnthropicEvents {
-            prompt_chars,
-            model: String::new(),
-            text: String::new(),
-            stop_reason: None,
-            usage: None,
-        })
-    }
-
-    /// A decoder for the answer to `request` (its model name is the fallback
-    /// when the server names none).
-    pub fn for_request(request: &ChatRequest) -> Self {
-        let mut stream = Self::new(request.prompt_chars());
-        stream.decoder_mut().model = request.model.clone();
-        stream
-    }
-}
-
 impl EventDecoder for AnthropicEvents {
+    fn start(prompt_chars: usize, model: String) -> Self {
+        Self { prompt_chars, model, ..Self::default() }
+    }
+
     fn partial_text(self) -> String {
         self.text
     }

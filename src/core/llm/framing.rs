@@ -6,7 +6,7 @@
 //! not repeat the loop, the end-of-stream rule or the truncation rule.
 
 use super::sse::{SseDecoder, SseEvent};
-use super::{LlmError, StreamEvent};
+use super::{ChatRequest, LlmError, StreamEvent};
 
 /// What one protocol's events mean.
 pub trait EventDecoder {
@@ -16,6 +16,11 @@ pub trait EventDecoder {
 
     /// The text received so far (kept in a truncation error).
     fn partial_text(self) -> String;
+
+    /// A decoder for an answer to a prompt of `prompt_chars` characters
+    /// (the token estimate when the server reports no usage); `model` is
+    /// the fallback when the server names none.
+    fn start(prompt_chars: usize, model: String) -> Self;
 }
 
 /// Decodes a provider's streamed answer from raw bytes.
@@ -31,7 +36,18 @@ pub struct EventStream<D> {
 }
 
 impl<D: EventDecoder> EventStream<D> {
-    pub(crate) fn with(decoder: D) -> Self {
+    /// `prompt_chars` estimates prompt tokens if the server reports no usage.
+    pub fn new(prompt_chars: usize) -> Self {
+        Self::with(D::start(prompt_chars, String::new()))
+    }
+
+    /// A decoder for the answer to `request` (its model name is the fallback
+    /// when the server names none).
+    pub fn for_request(request: &ChatRequest) -> Self {
+        Self::with(D::start(request.prompt_chars(), request.model.clone()))
+    }
+
+    fn with(decoder: D) -> Self {
         Self { sse: SseDecoder::default(), decoder, over: false }
     }
 
@@ -58,11 +74,5 @@ impl<D: EventDecoder> EventStream<D> {
         } else {
             Err(LlmError::Truncated { partial_text: self.decoder.partial_text() })
         }
-    }
-}
-
-impl<D> EventStream<D> {
-    pub(crate) fn decoder_mut(&mut self) -> &mut D {
-        &mut self.decoder
     }
 }

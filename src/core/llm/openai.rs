@@ -73,7 +73,7 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
 
 /// What OpenAI chat-completion chunks mean: a `Delta` per piece of text of the
 /// first choice, then `Done` at `data: [DONE]`, or an error.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct OpenAiEvents {
     prompt_chars: usize,
     model: String,
@@ -86,29 +86,11 @@ pub struct OpenAiEvents {
 /// Decodes a streamed answer from raw bytes (see [`EventStream`]).
 pub type OpenAiStream = EventStream<OpenAiEvents>;
 
-impl OpenAiStream {
-    /// `prompt_chars` estimates prompt tokens if the server reports no usage.
-    pub fn new(prompt_chars: usize) -> Self {
-        EventStream::with(OpenAiEvents {
-            prompt_chars,
-            model: String::new(),
-            text: String::new(),
-            finish_reason: None,
-            refused: false,
-            usage: None,
-        })
-    }
-
-    /// A decoder for the answer to `request` (its model name is the fallback
-    /// when the server names none).
-    pub fn for_request(request: &ChatRequest) -> Self {
-        let mut stream = Self::new(request.prompt_chars());
-        stream.decoder_mut().model = request.model.clone();
-        stream
-    }
-}
-
 impl EventDecoder for OpenAiEvents {
+    fn start(prompt_chars: usize, model: String) -> Self {
+        Self { prompt_chars, model, ..Self::default() }
+    }
+
     fn partial_text(self) -> String {
         self.text
     }
