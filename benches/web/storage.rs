@@ -170,6 +170,14 @@ async fn storage() {
     figures.push(Figure::ms("#6", "commit, fresh session: p50", percentile(&fresh, 50.0)));
     figures.push(Figure::ms("#6", "commit, fresh session: p95 (goal ≤ 5 ms)", percentile(&fresh, 95.0)));
     figures.push(Figure::ms("#6", "  of which finding the changes, p50", percentile(&snapshots, 50.0)));
+    // The floor: a commit that only touches the session record.
+    let mut floor = Vec::with_capacity(100);
+    for i in 0..100u64 {
+        let t0 = now_ms();
+        store.commit(writer.session_id(), tabteam::core::store::Batch::at(1_000 + i)).await.expect("touch");
+        floor.push(now_ms() - t0);
+    }
+    figures.push(Figure::ms("#6", "  an empty commit (session record only), p50", percentile(&floor, 50.0)));
 
     // Sessions of 1,000 and 10,000 messages: saved once, then restored.
     for size in [1_000usize, 10_000] {

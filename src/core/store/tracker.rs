@@ -13,6 +13,7 @@
 //! checked by their count and the last one, not compared one by one.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::core::cost::CostEntry;
 use crate::core::files::ProjectFiles;
@@ -31,8 +32,36 @@ pub struct Tracker {
     last_cost: Option<CostEntry>,
     history: Vec<MessageId>,
     roles: Vec<RoleSnapshot>,
-    messages: HashSet<MessageId>,
+    messages: Ids,
     files: ProjectFiles,
+}
+
+/// Message ids, hashed with one multiply (ids come from the team's own
+/// counter, so SipHash's flood resistance buys nothing here).
+type Ids = HashSet<MessageId, BuildHasherDefault<IdHasher>>;
+
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+/// How many leading messages of `list` are `saved`'s ids.
+fn common_prefix(saved: &[MessageId], list: &[MessageRef]) -> usize {
+    saved.iter().zip(list).take_while(|(id, m)| **id == m.id).count()
 }
 
 /// A batch, and what the tracker learns once it is committed.
@@ -74,7 +103,7 @@ impl Tracker {
     /// What to commit to bring the store to `frame`.
     pub fn changes(&self, frame: &Frame) -> Changes {
         let mut batch = Batch::default();
-        let mut fresh: HashSet<MessageId> = HashSet::new();
+        let mut fresh = Ids::default();
         let mut add_new = |list: &[MessageRef], batch: &mut Batch| {
             for m in list {
                 if !self.messages.contains(&m.id) && fresh.insert(m.id) {
@@ -104,8 +133,13 @@ impl Tracker {
         for (i, (role, live)) in roles.iter().zip(&frame.roles).enumerate() {
             if self.roles.get(i) != Some(role) {
                 batch.roles.push(RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() });
-                for list in live.lists() {
-                    add_new(list, &mut batch);
+                // What the saved record already pointed to is saved: only
+                // the lists' new ends are looked at (memories only grow).
+                let saved = self.roles.get(i).filter(|r| r.name == role.name);
+                let saved_lists = saved.map(|r| [&r.memory[..], &r.working_memory, &r.buffer, &r.news]);
+                for (k, list) in live.lists().into_iter().enumerate() {
+                    let from = saved_lists.map_or(0, |lists| common_prefix(lists[k], list));
+                    add_new(&list[from..], &mut batch);
                 }
             }
         }
