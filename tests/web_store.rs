@@ -142,9 +142,9 @@ async fn a_full_disk_is_reported_and_nothing_is_half_written() {
     next.ledger.record("Alice", "m", Default::default());
     next.files.write("docs/new.md", "x").expect("write");
     let batch = Batch::between(Some(&first), &next).stamped(3, None);
-    assert!(!batch.messages.is_empty() && !batch.costs.is_empty() && batch.meta.is_some());
+    assert!(!batch.messages.is_empty() && !batch.costs.is_empty() && batch.history.is_some());
 
-    fail_puts(Some(("costs", "quota")));
+    fail_puts(Some(("cost_chunks", "quota")));
     let result = store.commit(&id, batch.clone()).await;
     fail_puts(None);
     assert_eq!(result, Err(StoreError::QuotaExceeded));
@@ -170,7 +170,7 @@ async fn a_request_failing_mid_commit_aborts_the_whole_commit() {
     .stamped(4, None);
 
     // The known message's write fails asynchronously (its key exists).
-    fail_puts(Some(("messages", "conflict")));
+    fail_puts(Some(("message_chunks", "conflict")));
     let result = store.commit(&id, batch).await;
     fail_puts(None);
     assert!(matches!(&result, Err(StoreError::Other(m)) if m.contains("ConstraintError")), "{result:?}");
@@ -181,9 +181,18 @@ async fn a_request_failing_mid_commit_aborts_the_whole_commit() {
 /// Writes a database exactly as schema v1 did: the project's files as one
 /// `project` record per session.
 async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
+    write_old(name, 1, data).await
+}
+
+/// Writes a database exactly as schema `version` (1 or 2) did: one row per
+/// message and per cost entry, the history inside the meta record; v1 kept
+/// the project's files as one `project` record, v2 one `files` row per
+/// version.
+async fn write_old(name: &str, version: u32, data: &SessionData) -> idb::Database {
     let factory = Factory::new().expect("factory");
-    let mut request = factory.open(name, Some(1)).expect("open v1");
-    request.on_upgrade_needed(|event| {
+    let mut request = factory.open(name, Some(version)).expect("open an old version");
+    let files_store = if version == 1 { "project" } else { "files" };
+    request.on_upgrade_needed(move |event| {
         use idb::DatabaseEvent;
         let db = event.database().expect("db");
         let store = |name: &str, key: Option<KeyPath>| {
@@ -196,7 +205,11 @@ async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
         store("ledger", Some(KeyPath::new_single("s")));
         store("messages", Some(KeyPath::new_array(["s", "id"])));
         store("roles", Some(KeyPath::new_array(["s", "name"])));
-        store("project", Some(KeyPath::new_single("s")));
+        if version == 1 {
+            store("project", Some(KeyPath::new_single("s")));
+        } else {
+            store("files", Some(KeyPath::new_array(["s", "p", "v"])));
+        }
         store("costs", Some(KeyPath::new_array(["s", "seq"])));
         store("locks", Some(KeyPath::new_single("s")));
         store("experiences", Some(KeyPath::new_single("id")))
@@ -216,7 +229,7 @@ async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
     let json = |v: &dyn erased::Json| v.json();
     let s = || JsValue::from_str("s1");
     let tx = db
-        .transaction(&["sessions", "meta", "ledger", "messages", "roles", "project", "costs", "settings"], TransactionMode::ReadWrite)
+        .transaction(&["sessions", "meta", "ledger", "messages", "roles", files_store, "costs", "settings"], TransactionMode::ReadWrite)
         .expect("tx");
     let put = |store: &str, value: JsValue| {
         tx.object_store(store).expect("store").put(&value, None).expect("put");
@@ -231,8 +244,14 @@ async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
         let record = tabteam::core::store::RoleRecord { index: i as u32, role: r.clone() };
         put("roles", row(&[("s", s()), ("name", r.name.as_str().into())], json(&record)));
     }
-    let files = data.project_files().expect("files");
-    put("project", row(&[("s", s())], json(&files)));
+    if version == 1 {
+        let files = data.project_files().expect("files");
+        put("project", row(&[("s", s())], json(&files)));
+    } else {
+        for f in &data.files {
+            put("files", row(&[("s", s()), ("p", f.path.as_str().into()), ("v", f.version.into())], json(f)));
+        }
+    }
     for c in &data.costs {
         put("costs", row(&[("s", s()), ("seq", (c.seq as f64).into())], json(c)));
     }
@@ -342,4 +361,103 @@ async fn a_newer_tab_takes_the_database_over_without_being_blocked() {
     newer.close();
     let result = store.list_sessions().await;
     assert!(matches!(&result, Err(StoreError::Unavailable(m)) if m.contains("reload")), "{result:?}");
+}
+
+/// A v2 session big enough to fill several chunks of each log.
+async fn v2_session() -> (SessionData, Team) {
+    let mut team = small_team(&["the PRD"]);
+    team.run_project("make 2048");
+    team.run(1).await;
+    for i in 0..700 {
+        team.publish_user_message(&format!("message {i} {}", "x".repeat(200)), &[]);
+        if i % 2 == 0 {
+            team.ledger.borrow_mut().record("Alice", "m", Default::default());
+        }
+    }
+    team.env.world.files.borrow_mut().write("docs/prd.md", "one").expect("write");
+    (SessionData::from_snapshot(record("from v2"), &team.snapshot()), team)
+}
+
+/// How many rows `store` of database `name` holds.
+async fn rows_in(name: &str, store: &str) -> u32 {
+    let db = Factory::new().expect("factory").open(name, None).expect("open").await.expect("opened");
+    let tx = db.transaction(&[store], TransactionMode::ReadOnly).expect("tx");
+    let count = tx.object_store(store).expect("store").count(None).expect("count").await.expect("counted");
+    db.close();
+    count
+}
+
+#[wasm_bindgen_test]
+async fn a_v2_database_is_migrated_to_chunks_and_resumes() {
+    let name = fresh_name("migration-v2").await;
+    let (data, mut team) = v2_session().await;
+    assert!(data.messages.len() > 700 && data.costs.len() >= 350);
+    write_old(&name, 2, &data).await.close();
+
+    let store = IdbStore::open(&name).await.expect("open migrates");
+    let back = store.load_session("s1").await.expect("the v2 session is there");
+    assert_eq!(back, data, "every record came over, the history included");
+    store.close();
+    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
+    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
+    let names = db.store_names();
+    db.close();
+    assert!(names.iter().any(|n| n == "message_chunks") && !names.iter().any(|n| n == "messages" || n == "costs"), "{names:?}");
+    let chunks = rows_in(&name, "message_chunks").await;
+    assert!((4..=20).contains(&chunks), "{} messages of ~300 bytes in {chunks} chunks", data.messages.len());
+
+    // It resumes: the writer continues the chunks where the migration left them.
+    let store = IdbStore::open(&name).await.expect("open");
+    let saved = back.snapshot().expect("consistent");
+    let mut writer = tabteam::core::store::SessionWriter::new("s1", "tab", saved);
+    for i in 0..40 {
+        team.publish_user_message(&format!("after {i} {}", "y".repeat(300)), &[]);
+        team.ledger.borrow_mut().record("Alice", "m", Default::default());
+        let changes = team.with_frame(|frame| writer.changes(frame));
+        assert!(changes.batch.meta.is_some() && changes.batch.messages.len() == 1 && changes.batch.costs.len() == 1);
+        writer.commit(&store, changes, None, 10 + i).await.expect("commit");
+    }
+    let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
+    assert_eq!(resumed.map(|s| (s.messages, s.history, s.ledger.entries().to_vec())), {
+        let want = team.snapshot();
+        Some((want.messages, want.history, want.ledger.entries().to_vec()))
+    });
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn logs_grow_across_chunk_boundaries_one_commit_at_a_time() {
+    let name = fresh_name("chunks").await;
+    let store = IdbStore::open(&name).await.expect("open");
+    let created = store.create_session(tabteam::core::store::NewSession {
+        title: "t".into(),
+        idea: "make 2048".into(),
+        team_kind: "sop".into(),
+        settings: SessionSettings::default(),
+        now_ms: 1,
+    });
+    let id = created.await.expect("create").id;
+    let mut team = small_team(&["the PRD"]);
+    let mut writer = tabteam::core::store::SessionWriter::new(id.clone(), "tab", None);
+    team.run_project("make 2048");
+    team.run(1).await;
+    // Messages of growing size, one bigger than a whole chunk.
+    for i in 0..300u64 {
+        let size = if i == 150 { 40_000 } else { 50 + 5 * i as usize };
+        team.publish_user_message(&format!("{i} {}", "z".repeat(size)), &[]);
+        team.ledger.borrow_mut().record("Alice", "m", Default::default());
+        let changes = team.with_frame(|frame| writer.changes(frame));
+        writer.commit(&store, changes, None, 2 + i).await.expect("commit");
+        if i % 37 == 0 || i == 150 || i == 151 || i == 299 {
+            let back = store.load_session(&id).await.expect("load").snapshot().expect("consistent");
+            assert_eq!(back.as_ref().map(|s| &s.messages), Some(&team.snapshot().messages), "after message {i}");
+            assert_eq!(back.as_ref().map(|s| &s.history), Some(&team.snapshot().history), "after message {i}");
+            assert_eq!(back.map(|s| s.ledger.entries().len()), Some(team.ledger.borrow().entries().len()));
+        }
+    }
+    store.close();
+    let chunks = rows_in(&name, "message_chunks").await;
+    // About 0.3 MB of messages at ≤ 32 KiB a chunk, the big one alone.
+    assert!((8..=16).contains(&chunks), "{chunks} chunks");
+    assert!(rows_in(&name, "history").await <= 2 && rows_in(&name, "cost_chunks").await <= 3);
 }

@@ -27,12 +27,14 @@ use super::files::ProjectFiles;
 use super::message::IdSource;
 use super::post::PostOffice;
 use super::role::{Role, RoleState};
-use super::snapshot::{compose, TeamSnapshot};
+use super::snapshot::{compose, Frame, RoleFrame, TeamSnapshot};
 
 /// Where checkpoints are kept. An error pauses the run: the call that was
 /// waiting on the checkpoint is not made.
 pub trait Durable {
-    fn keep(&self, snapshot: TeamSnapshot) -> LocalBoxFuture<'static, Result<(), String>>;
+    /// Keep `team` as it stands when the sink reads it (before the future
+    /// resolves; the call waiting on it is made after).
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>>;
 }
 
 /// A running team's checkpoints: the roles' captured states and the live
@@ -96,23 +98,39 @@ impl Checkpoints {
 
     /// The team as it stands now.
     pub fn snapshot(&self) -> TeamSnapshot {
-        let roles = self.roles.borrow();
-        compose(
-            &self.idea.borrow(),
-            self.round.get(),
-            &self.ids.borrow(),
-            &self.ledger.borrow(),
-            &self.post.borrow(),
-            &self.files.borrow(),
-            &self.experience.borrow(),
-            roles.iter().map(|(name, state)| (name.as_str(), state)),
-        )
+        self.with_frame(compose)
     }
 
-    /// Hand the current snapshot to the sink and wait until it is kept.
-    pub async fn keep(&self) -> Result<(), String> {
-        let snapshot = self.snapshot();
-        self.durable.keep(snapshot).await
+    /// `f` over the team as it stands now, borrowed (no snapshot made).
+    pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
+        let roles = self.roles.borrow();
+        let (idea, ids, ledger, post, files, experience) = (
+            self.idea.borrow(),
+            self.ids.borrow(),
+            self.ledger.borrow(),
+            self.post.borrow(),
+            self.files.borrow(),
+            self.experience.borrow(),
+        );
+        let frame = Frame {
+            idea: &idea,
+            round: self.round.get(),
+            ids: &ids,
+            ledger: &ledger,
+            history: post.history(),
+            files: &files,
+            experience: &experience,
+            roles: roles.iter().map(|(name, state)| RoleFrame::of(name, state, &post)).collect(),
+        };
+        f(&frame)
+    }
+
+    /// Hand the team to the sink and wait until it is kept. The sink reads
+    /// it (`snapshot` or `with_frame`) when it is ready to write; whatever
+    /// moment that is, every role is suspended at a captured state, so the
+    /// team it reads is a consistent checkpoint no older than this call.
+    pub async fn keep(self: &Rc<Self>) -> Result<(), String> {
+        self.durable.keep(self.clone()).await
     }
 }
 

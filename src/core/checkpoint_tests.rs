@@ -13,36 +13,101 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
+use futures::FutureExt;
 
 use super::{Checkpoints, Durable};
 use crate::core::human::{Human, ScriptedHuman};
 use crate::core::llm::scripted::ScriptedLlm;
 use crate::core::snapshot::TeamSnapshot;
+use crate::core::store::{Batch, MemoryStore, NewSession, SessionWriter, Store};
 use crate::core::team::Team;
 
 /// Keeps every checkpoint; fails the keeps listed in `fail_at` (0-based).
-#[derive(Default)]
+///
+/// Like the browser's sink it reads the team only when it gets to write
+/// (here: after yielding once, so other roles may move on meanwhile), and
+/// it also writes through a `SessionWriter` into a `MemoryStore`: each
+/// checkpoint's incremental batch must equal the diff of the composed
+/// snapshots, and the session loaded back must be that snapshot.
 pub(crate) struct Recorder {
-    pub kept: RefCell<Vec<TeamSnapshot>>,
+    pub kept: Rc<RefCell<Vec<TeamSnapshot>>>,
     pub fail_at: RefCell<Vec<usize>>,
     attempts: RefCell<usize>,
+    mirror: Rc<Mirror>,
+}
+
+struct Mirror {
+    store: MemoryStore,
+    writer: futures::lock::Mutex<SessionWriter>,
+    last: RefCell<Option<TeamSnapshot>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        let store = MemoryStore::default();
+        let new = NewSession {
+            title: "mirror".into(),
+            idea: String::new(),
+            team_kind: "test".into(),
+            settings: Default::default(),
+            now_ms: 1,
+        };
+        let record = store.create_session(new).now_or_never().expect("the memory store is ready").expect("create");
+        let writer = futures::lock::Mutex::new(SessionWriter::new(record.id, "tab", None));
+        Self {
+            kept: Rc::default(),
+            fail_at: RefCell::default(),
+            attempts: RefCell::default(),
+            mirror: Rc::new(Mirror { store, writer, last: RefCell::default() }),
+        }
+    }
 }
 
 impl Durable for Recorder {
-    fn keep(&self, snapshot: TeamSnapshot) -> LocalBoxFuture<'static, Result<(), String>> {
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>> {
         let attempt = {
             let mut n = self.attempts.borrow_mut();
             *n += 1;
             *n - 1
         };
-        let result = if self.fail_at.borrow().contains(&attempt) {
-            Err("the browser's storage for this site is full".to_string())
-        } else {
-            self.kept.borrow_mut().push(snapshot);
+        let fail = self.fail_at.borrow().contains(&attempt);
+        let (kept, mirror) = (self.kept.clone(), self.mirror.clone());
+        Box::pin(async move {
+            yield_once().await;
+            if fail {
+                return Err("the browser's storage for this site is full".to_string());
+            }
+            let mut writer = mirror.writer.lock().await;
+            let snapshot = team.snapshot();
+            let changes = team.with_frame(|frame| writer.changes(frame));
+            let want = Batch::between(mirror.last.borrow().as_ref(), &snapshot);
+            assert_eq!(changes.batch, want, "checkpoint {attempt}: the incremental batch is the diff of the snapshots");
+            writer.commit(&mirror.store, changes, None, 2 + attempt as u64).await.expect("commit");
+            let data = mirror.store.load_session(writer.session_id()).await.expect("load");
+            // Through JSON as the store's rows are (its float parsing may
+            // move a total's last bit).
+            let want: TeamSnapshot = serde_json::from_str(&serde_json::to_string(&snapshot).expect("json")).expect("json");
+            assert_eq!(data.snapshot().expect("consistent"), Some(want), "checkpoint {attempt}: saved as composed");
+            *mirror.last.borrow_mut() = Some(snapshot.clone());
+            kept.borrow_mut().push(snapshot);
             Ok(())
-        };
-        Box::pin(async move { result })
+        })
     }
+}
+
+/// Pending once, then ready: lets other tasks of the round run first.
+async fn yield_once() {
+    let mut yielded = false;
+    futures::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
 }
 
 /// What must come out the same: every published message (id, sender,

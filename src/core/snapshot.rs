@@ -73,71 +73,183 @@ pub enum SnapshotError {
     MissingMessage(MessageId),
 }
 
-/// A snapshot of the team-level parts and the roles' states (the live ones,
-/// or the ones a checkpoint captured). Every message is kept once.
-pub(crate) fn compose<'a>(
-    idea: &str,
-    round: u32,
-    ids: &IdSource,
-    ledger: &CostLedger,
-    post: &PostOffice,
-    files: &ProjectFiles,
-    experience: &ExperiencePool,
-    roles: impl Iterator<Item = (&'a str, &'a RoleState)>,
-) -> TeamSnapshot {
-    let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
-    let mut ids_of = |list: &[MessageRef]| -> Vec<MessageId> {
-        list.iter()
-            .map(|m| {
-                table.entry(m.id).or_insert_with(|| (**m).clone());
-                m.id
-            })
-            .collect()
-    };
-    let history = ids_of(post.history());
-    let roles = roles
-        .map(|(name, state)| RoleSnapshot {
-            name: name.to_string(),
-            memory: ids_of(state.memory.all()),
-            working_memory: ids_of(state.working_memory.all()),
-            buffer: ids_of(&post.peek(name)),
-            news: ids_of(&state.news),
+/// The team as it stands, borrowed: the team-level parts and each role's
+/// lists as the live `MessageRef`s. `compose` turns it into a snapshot;
+/// the store's `Tracker` diffs it against what was saved without composing
+/// one (a checkpoint's cost then follows the change, not the session).
+pub struct Frame<'a> {
+    pub idea: &'a str,
+    pub round: u32,
+    pub ids: &'a IdSource,
+    pub ledger: &'a CostLedger,
+    pub history: &'a [MessageRef],
+    pub files: &'a ProjectFiles,
+    pub experience: &'a ExperiencePool,
+    pub roles: Vec<RoleFrame<'a>>,
+}
+
+/// One role in a [`Frame`].
+pub struct RoleFrame<'a> {
+    pub name: &'a str,
+    pub memory: &'a [MessageRef],
+    pub working_memory: &'a [MessageRef],
+    pub buffer: Vec<MessageRef>,
+    pub news: &'a [MessageRef],
+    pub state: i32,
+    pub latest_observed: Option<MessageId>,
+    pub pending: bool,
+    pub progress: &'a ReactProgress,
+    pub plan: Plan,
+    pub journal: Vec<JournalEntry>,
+}
+
+impl<'a> RoleFrame<'a> {
+    /// A role's captured (or live) state, with its buffer from `post`.
+    pub(crate) fn of(name: &'a str, state: &'a RoleState, post: &PostOffice) -> Self {
+        Self {
+            name,
+            memory: state.memory.all(),
+            working_memory: state.working_memory.all(),
+            buffer: post.peek(name),
+            news: &state.news,
             state: state.state,
             latest_observed: state.latest_observed,
             pending: state.pending,
-            progress: state.progress.clone(),
+            progress: &state.progress,
             plan: state.plan.borrow().clone(),
             journal: state.journal.borrow().entries().to_vec(),
-        })
-        .collect();
+        }
+    }
+
+    /// The saved form: the lists as ids.
+    pub fn snapshot(&self) -> RoleSnapshot {
+        let ids = |list: &[MessageRef]| list.iter().map(|m| m.id).collect();
+        RoleSnapshot {
+            name: self.name.to_string(),
+            memory: ids(self.memory),
+            working_memory: ids(self.working_memory),
+            buffer: ids(&self.buffer),
+            news: ids(self.news),
+            state: self.state,
+            latest_observed: self.latest_observed,
+            pending: self.pending,
+            progress: self.progress.clone(),
+            plan: self.plan.clone(),
+            journal: self.journal.clone(),
+        }
+    }
+
+    /// Every list of messages it points into.
+    pub fn lists(&self) -> [&[MessageRef]; 4] {
+        [self.memory, self.working_memory, &self.buffer, self.news]
+    }
+}
+
+/// A snapshot's lists as shared messages again, so a [`Frame`] can borrow
+/// them (for diffing a snapshot that was handed over whole).
+pub struct OwnedFrame {
+    history: Vec<MessageRef>,
+    roles: Vec<[Vec<MessageRef>; 4]>,
+}
+
+impl OwnedFrame {
+    /// `MissingMessage` if a list points past the snapshot's messages.
+    pub fn of(snapshot: &TeamSnapshot) -> Result<Self, SnapshotError> {
+        let table: HashMap<MessageId, MessageRef> = snapshot.messages.iter().map(|m| (m.id, Rc::new(m.clone()))).collect();
+        let resolve = |ids: &[MessageId]| -> Result<Vec<MessageRef>, SnapshotError> {
+            ids.iter().map(|id| table.get(id).cloned().ok_or(SnapshotError::MissingMessage(*id))).collect()
+        };
+        let history = resolve(&snapshot.history)?;
+        let roles = snapshot
+            .roles
+            .iter()
+            .map(|r| Ok([resolve(&r.memory)?, resolve(&r.working_memory)?, resolve(&r.buffer)?, resolve(&r.news)?]))
+            .collect::<Result<_, SnapshotError>>()?;
+        Ok(Self { history, roles })
+    }
+
+    pub fn frame<'a>(&'a self, snapshot: &'a TeamSnapshot) -> Frame<'a> {
+        Frame {
+            idea: &snapshot.idea,
+            round: snapshot.round,
+            ids: &snapshot.ids,
+            ledger: &snapshot.ledger,
+            history: &self.history,
+            files: &snapshot.files,
+            experience: &snapshot.experience,
+            roles: snapshot
+                .roles
+                .iter()
+                .zip(&self.roles)
+                .map(|(r, [memory, working, buffer, news])| RoleFrame {
+                    name: &r.name,
+                    memory,
+                    working_memory: working,
+                    buffer: buffer.clone(),
+                    news,
+                    state: r.state,
+                    latest_observed: r.latest_observed,
+                    pending: r.pending,
+                    progress: &r.progress,
+                    plan: r.plan.clone(),
+                    journal: r.journal.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A snapshot of a frame (the live parts and the roles' states, live or as
+/// a checkpoint captured them). Every message is kept once.
+pub(crate) fn compose(frame: &Frame) -> TeamSnapshot {
+    let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
+    let mut ids_of = |list: &[MessageRef]| {
+        for m in list {
+            table.entry(m.id).or_insert_with(|| (**m).clone());
+        }
+    };
+    ids_of(frame.history);
+    for r in &frame.roles {
+        for list in r.lists() {
+            ids_of(list);
+        }
+    }
     TeamSnapshot {
         schema_version: SCHEMA_VERSION,
-        idea: idea.to_string(),
-        round,
-        ids: ids.clone(),
-        ledger: ledger.clone(),
+        idea: frame.idea.to_string(),
+        round: frame.round,
+        ids: frame.ids.clone(),
+        ledger: frame.ledger.clone(),
         messages: table.into_values().collect(),
-        history,
-        roles,
-        files: files.clone(),
-        experience: experience.clone(),
+        history: frame.history.iter().map(|m| m.id).collect(),
+        roles: frame.roles.iter().map(RoleFrame::snapshot).collect(),
+        files: frame.files.clone(),
+        experience: frame.experience.clone(),
     }
 }
 
 impl Team {
     /// Everything needed to continue this team later.
     pub fn snapshot(&self) -> TeamSnapshot {
+        self.with_frame(compose)
+    }
+
+    /// `f` over the team as it stands, borrowed.
+    pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
         let world = &self.env.world;
-        compose(
-            &self.idea,
-            self.round,
-            &world.ids.borrow(),
-            &self.ledger.borrow(),
-            &world.post.borrow(),
-            &world.files.borrow(),
-            &world.experience.borrow(),
-            self.env.roles().iter().map(|r| (r.name(), &r.state)),
-        )
+        let (ids, ledger, post, files, experience) =
+            (world.ids.borrow(), self.ledger.borrow(), world.post.borrow(), world.files.borrow(), world.experience.borrow());
+        let frame = Frame {
+            idea: &self.idea,
+            round: self.round,
+            ids: &ids,
+            ledger: &ledger,
+            history: post.history(),
+            files: &files,
+            experience: &experience,
+            roles: self.env.roles().iter().map(|r| RoleFrame::of(r.name(), &r.state, &post)).collect(),
+        };
+        f(&frame)
     }
 
     /// Continue from `snapshot`. The team must have been built by the same

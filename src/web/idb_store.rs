@@ -11,21 +11,31 @@
 //! | store         | key path            | row                          | since |
 //! |---------------|---------------------|------------------------------|-------|
 //! | `sessions`    | `id`                | `{id, json: SessionRecord}`  | v1    |
-//! | `meta`        | `s`                 | `{s, json: MetaRecord}`      | v1    |
+//! | `meta`        | `s`                 | `{s, json: MetaHead}` (v1–v2: `MetaRecord`, history inside) | v1 |
+//! | `history`     | `[s, c]`            | chunk of message ids         | v3    |
 //! | `ledger`      | `s`                 | `{s, json: LedgerRecord}`    | v1    |
-//! | `messages`    | `[s, id]`           | `{s, id, json: Message}`     | v1    |
+//! | `messages`    | `[s, id]`           | `{s, id, json: Message}`     | v1–v2 |
+//! | `message_chunks` | `[s, c]`         | chunk of `Message`s          | v3    |
 //! | `roles`       | `[s, name]`         | `{s, name, json: RoleRecord}`| v1    |
 //! | `project`     | `s`                 | `{s, json: ProjectFiles}`    | v1 only |
 //! | `files`       | `[s, p, v]`         | `{s, p, v, json: FileVersion}` | v2  |
-//! | `costs`       | `[s, seq]`          | `{s, seq, json: CostEntry}`  | v1    |
+//! | `costs`       | `[s, seq]`          | `{s, seq, json: CostEntry}`  | v1–v2 |
+//! | `cost_chunks` | `[s, c]`            | chunk of `CostEntry`s        | v3    |
 //! | `locks`       | `s`                 | `{s, json: LockRecord}`      | v1    |
 //! | `experiences` | `id`, index `role`  | `{id, role, json: ExperienceRecord}` | v1 |
 //! | `settings`    | out of line: `app`, `api_key`, counters | a JSON string | v1 |
 //!
+//! A chunk is `{s, c, end, json}`: a JSON array of entries in the order
+//! they were appended, about 32 KiB at most (`idb_chunks.rs`), so a commit
+//! rewrites at most the last chunk of a log and a restore reads a few
+//! hundred rows, not one per message and cost entry.
+//!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
-//! version and drops `project`), inside the upgrade transaction: a failing
-//! step aborts the upgrade and the old data stays as it was.
+//! version and drops `project`; 2→3 moves `messages` and `costs` into
+//! chunks and the meta's history into `history`, then drops the old
+//! stores), inside the upgrade transaction: a failing step aborts the
+//! upgrade and the old data stays as it was.
 //!
 //! Every `Store` method is one IndexedDB transaction; `commit` is one
 //! read-write transaction over exactly the stores the batch touches, and
@@ -45,6 +55,9 @@ use std::future::IntoFuture;
 use std::rc::Rc;
 
 use futures::future::{select, Either};
+#[path = "idb_chunks.rs"]
+mod chunks;
+
 use idb::{
     DatabaseEvent, Event as _, Factory, IndexParams, KeyPath, KeyRange, ObjectStore, ObjectStoreParams, Query,
     Request as _, Transaction, TransactionResult,
@@ -59,8 +72,9 @@ use web_sys::{DomException, IdbDatabase, IdbTransaction, IdbTransactionMode};
 use crate::core::cost::CostEntry;
 use crate::core::files::ProjectFiles;
 use crate::core::message::Message;
+use crate::core::message::MessageId;
 use crate::core::store::{
-    file_versions, session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, InjectFault,
+    file_versions, MetaHead, session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, InjectFault,
     LedgerRecord, LockRecord, MetaRecord, NewExperience, RoleRecord, SessionData, SessionRecord, Store, StoreError,
     StoreFuture, SCHEMA_VERSION,
 };
@@ -71,17 +85,20 @@ pub const DEFAULT_DB: &str = "tabteam";
 const SESSIONS: &str = "sessions";
 const META: &str = "meta";
 const LEDGER: &str = "ledger";
-const MESSAGES: &str = "messages";
+const MESSAGES_V2: &str = "messages";
+const MESSAGE_CHUNKS: &str = "message_chunks";
+const HISTORY: &str = "history";
 const ROLES: &str = "roles";
 const FILES: &str = "files";
 const PROJECT_V1: &str = "project";
-const COSTS: &str = "costs";
+const COSTS_V2: &str = "costs";
+const COST_CHUNKS: &str = "cost_chunks";
 const LOCKS: &str = "locks";
 const EXPERIENCES: &str = "experiences";
 const SETTINGS: &str = "settings";
 
 /// The stores holding a session's rows.
-const SESSION_STORES: [&str; 8] = [SESSIONS, META, LEDGER, MESSAGES, ROLES, FILES, COSTS, LOCKS];
+const SESSION_STORES: [&str; 9] = [SESSIONS, META, LEDGER, MESSAGE_CHUNKS, HISTORY, ROLES, FILES, COST_CHUNKS, LOCKS];
 
 const APP_SETTINGS: &str = "app";
 const REMEMBERED_KEY: &str = "api_key";
@@ -215,9 +232,12 @@ impl IdbStore {
         let value = match result {
             Ok(value) => value,
             Err(e) => {
-                // It may have aborted already (a failed request does that).
+                // It may have aborted already (a failed request does that,
+                // failing the requests after it too): then its own error
+                // says why.
+                let cause = raw.error().map(|d| self.js_error(&d.into()));
                 let _ = raw.abort();
-                return Err(e);
+                return Err(cause.unwrap_or(e));
             }
         };
         match tx.await {
@@ -334,6 +354,13 @@ impl Writes<'_> {
         Ok(())
     }
 
+    fn put_chunks(&mut self, store: &ObjectStore, s: &str, chunks: Vec<chunks::Chunk>) -> Result<(), StoreError> {
+        for chunk in &chunks {
+            self.put(store, &chunks::chunk_row(s, chunk)?)?;
+        }
+        Ok(())
+    }
+
     fn delete(&mut self, store: &ObjectStore, query: Query) -> Result<(), StoreError> {
         self.check()?;
         store.delete(query).map_err(|e| self.store.idb_error(&e))?;
@@ -396,20 +423,12 @@ fn session_range(id: &str) -> Result<Query, StoreError> {
     prefix_range(&[id.into()])
 }
 
-fn message_row(s: &str, m: &Message) -> Result<JsValue, StoreError> {
-    row(&[("s", s.into()), ("id", num(m.id.0))], m)
-}
-
 fn role_row(s: &str, r: &RoleRecord) -> Result<JsValue, StoreError> {
     row(&[("s", s.into()), ("name", r.role.name.as_str().into())], r)
 }
 
 fn file_row(s: &str, f: &FileVersion) -> Result<JsValue, StoreError> {
     row(&[("s", s.into()), ("p", f.path.as_str().into()), ("v", num(u64::from(f.version)))], f)
-}
-
-fn cost_row(s: &str, c: &CostEntry) -> Result<JsValue, StoreError> {
-    row(&[("s", s.into()), ("seq", num(c.seq))], c)
 }
 
 fn session_keyed<T: Serialize>(s: &str, record: &T) -> Result<JsValue, StoreError> {
@@ -508,6 +527,7 @@ async fn upgrade(db: &idb::Database, tx: &Transaction, old: u32, new: u32) -> Re
         match version {
             0 => create_v1(db)?,
             1 => files_per_version(db, tx).await?,
+            2 => chunked_logs(db, tx).await?,
             _ => return Err(StoreError::Other(format!("no upgrade step from schema {version}"))),
         }
     }
@@ -527,10 +547,10 @@ fn create_v1(db: &idb::Database) -> Result<(), StoreError> {
     create_store(db, SESSIONS, single("id"))?;
     create_store(db, META, single("s"))?;
     create_store(db, LEDGER, single("s"))?;
-    create_store(db, MESSAGES, array(&["s", "id"]))?;
+    create_store(db, MESSAGES_V2, array(&["s", "id"]))?;
     create_store(db, ROLES, array(&["s", "name"]))?;
     create_store(db, PROJECT_V1, single("s"))?;
-    create_store(db, COSTS, array(&["s", "seq"]))?;
+    create_store(db, COSTS_V2, array(&["s", "seq"]))?;
     create_store(db, LOCKS, single("s"))?;
     let experiences = create_store(db, EXPERIENCES, single("id"))?;
     experiences
@@ -591,7 +611,9 @@ impl Store for IdbStore {
                 let s = record.id.as_str();
                 w.put(&object_store(&tx, SESSIONS)?, &row(&[("id", s.into())], &record)?)?;
                 if let Some(meta) = &data.meta {
-                    w.put(&object_store(&tx, META)?, &session_keyed(s, meta)?)?;
+                    w.put(&object_store(&tx, META)?, &session_keyed(s, &meta.head())?)?;
+                    let ids = meta.history.iter().map(|id| id.0.to_string());
+                    w.put_chunks(&object_store(&tx, HISTORY)?, s, chunks::append(None, ids))?;
                 }
                 if let Some(ledger) = &data.ledger {
                     w.put(&object_store(&tx, LEDGER)?, &session_keyed(s, ledger)?)?;
@@ -601,18 +623,14 @@ impl Store for IdbStore {
                     let r = RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() };
                     w.put(&roles, &role_row(s, &r)?)?;
                 }
-                let messages = object_store(&tx, MESSAGES)?;
-                for m in &data.messages {
-                    w.put(&messages, &message_row(s, m)?)?;
-                }
+                let messages = data.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+                w.put_chunks(&object_store(&tx, MESSAGE_CHUNKS)?, s, chunks::append(None, messages))?;
                 let files = object_store(&tx, FILES)?;
                 for f in &data.files {
                     w.put(&files, &file_row(s, f)?)?;
                 }
-                let costs = object_store(&tx, COSTS)?;
-                for c in &data.costs {
-                    w.put(&costs, &cost_row(s, c)?)?;
-                }
+                let costs = data.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+                w.put_chunks(&object_store(&tx, COST_CHUNKS)?, s, chunks::append(None, costs))?;
                 Ok(record)
             }
             .await;
@@ -644,7 +662,7 @@ impl Store for IdbStore {
                         return Err(StoreError::Locked { by: lock.holder });
                     }
                 }
-                for name in [MESSAGES, ROLES, FILES, COSTS] {
+                for name in [MESSAGE_CHUNKS, HISTORY, ROLES, FILES, COST_CHUNKS] {
                     w.delete(&object_store(&tx, name)?, session_range(id)?)?;
                 }
                 for name in [META, LEDGER, LOCKS, SESSIONS] {
@@ -659,25 +677,38 @@ impl Store for IdbStore {
 
     fn load_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, SessionData> {
         Box::pin(async move {
-            let tx = self.read(&[SESSIONS, META, LEDGER, ROLES, MESSAGES, FILES, COSTS])?;
+            let tx = self.read(&[SESSIONS, META, LEDGER, ROLES, MESSAGE_CHUNKS, HISTORY, FILES, COST_CHUNKS])?;
             let store = |name| object_store(&tx, name);
-            let (meta, ledger, roles, messages, files, costs) =
-                (store(META)?, store(LEDGER)?, store(ROLES)?, store(MESSAGES)?, store(FILES)?, store(COSTS)?);
+            let (meta, ledger, roles, messages, history, files, costs) = (
+                store(META)?,
+                store(LEDGER)?,
+                store(ROLES)?,
+                store(MESSAGE_CHUNKS)?,
+                store(HISTORY)?,
+                store(FILES)?,
+                store(COST_CHUNKS)?,
+            );
             let range = || session_range(id);
-            let ranges = (range()?, range()?, range()?, range()?);
+            let ranges = (range()?, range()?);
             // Every read is issued before any is awaited: IndexedDB answers
             // them in order, and the round trips overlap instead of adding up.
-            let (session, meta, ledger, roles, messages, files, costs) = futures::join!(
+            let (session, meta, ledger, roles, messages, history, files, costs) = futures::join!(
                 self.session_row(&tx, id),
-                self.get_row::<MetaRecord>(&meta, id.into()),
+                self.get_row::<MetaHead>(&meta, id.into()),
                 self.get_row::<LedgerRecord>(&ledger, id.into()),
                 self.all_rows::<RoleRecord>(&roles, Some(ranges.0)),
-                self.all_rows::<Message>(&messages, Some(ranges.1)),
-                self.all_rows::<FileVersion>(&files, Some(ranges.2)),
-                self.all_rows::<CostEntry>(&costs, Some(ranges.3)),
+                self.log::<Message>(&messages, id),
+                self.log::<u64>(&history, id),
+                self.all_rows::<FileVersion>(&files, Some(ranges.1)),
+                self.log::<CostEntry>(&costs, id),
             );
-            let (session, meta, ledger, mut roles, messages, files, costs) = (session?, meta?, ledger?, roles?, messages?, files?, costs?);
+            let (session, meta, ledger, mut roles, mut messages, history, files, costs) =
+                (session?, meta?, ledger?, roles?, messages?, history?, files?, costs?);
             roles.sort_by_key(|r| r.index);
+            // The log is appended in commit order; a message is kept once.
+            messages.sort_by_key(|m| m.id);
+            messages.dedup_by_key(|m| m.id);
+            let meta = meta.map(|head| MetaRecord::from_head(head, history.into_iter().map(MessageId).collect()));
             Ok(SessionData { session, meta, ledger, roles: roles.into_iter().map(|r| r.role).collect(), messages, files, costs })
         })
     }
@@ -688,21 +719,57 @@ impl Store for IdbStore {
             let touched = [
                 (LOCKS, batch.holder.is_some()),
                 (META, batch.meta.is_some()),
+                (HISTORY, batch.history.is_some()),
                 (LEDGER, batch.ledger.is_some()),
-                (MESSAGES, !batch.messages.is_empty()),
+                (MESSAGE_CHUNKS, !batch.messages.is_empty()),
                 (ROLES, !batch.roles.is_empty() || !batch.roles_removed.is_empty()),
                 (FILES, !batch.files.is_empty() || !batch.files_removed.is_empty()),
-                (COSTS, !batch.costs.is_empty() || batch.costs_replaced),
+                (COST_CHUNKS, !batch.costs.is_empty() || batch.costs_replaced),
             ];
             stores.extend(touched.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
             let (raw, tx, mut w) = self.write(&stores)?;
             let result = async {
-                let mut record = self.session_row(&tx, id).await?;
-                if let Some(holder) = &batch.holder {
-                    if let Some(lock) = self.lock_row(&tx, id).await? {
-                        if lock.excludes(holder, batch.now_ms) {
-                            return Err(StoreError::Locked { by: lock.holder });
+                // The reads a commit needs, issued together: the session,
+                // the lease, and the last chunk of each log it appends to.
+                let tail_of = |name: &'static str, wanted: bool| {
+                    let store = wanted.then(|| object_store(&tx, name)).transpose();
+                    async move {
+                        match store? {
+                            Some(store) => Ok::<_, StoreError>(Some((self.tail(&store, id).await?, store))),
+                            None => Ok(None),
                         }
+                    }
+                };
+                let lock = async {
+                    match &batch.holder {
+                        Some(_) => self.lock_row(&tx, id).await,
+                        None => Ok(None),
+                    }
+                };
+                let (record, lock, messages, history, costs) = futures::join!(
+                    self.session_row(&tx, id),
+                    lock,
+                    tail_of(MESSAGE_CHUNKS, !batch.messages.is_empty()),
+                    tail_of(HISTORY, batch.history.is_some()),
+                    tail_of(COST_CHUNKS, !batch.costs.is_empty() && !batch.costs_replaced),
+                );
+                let mut record = record?;
+                if let (Some(holder), Some(lock)) = (&batch.holder, lock?) {
+                    if lock.excludes(holder, batch.now_ms) {
+                        return Err(StoreError::Locked { by: lock.holder });
+                    }
+                }
+                // First: the one write that may need to read more.
+                if let (Some(edit), Some((tail, store))) = (&batch.history, history?) {
+                    let ids = |ids: &[MessageId]| ids.iter().map(|id| id.0.to_string()).collect::<Vec<_>>();
+                    if tail.as_ref().map_or(0, chunks::Tail::end) == edit.keep as u64 {
+                        w.put_chunks(&store, id, chunks::append(tail, ids(&edit.append)))?;
+                    } else {
+                        // Not an append (a replaced history): rewritten whole.
+                        let mut all: Vec<MessageId> = self.log::<u64>(&store, id).await?.into_iter().map(MessageId).collect();
+                        edit.apply(&mut all);
+                        w.delete(&store, session_range(id)?)?;
+                        w.put_chunks(&store, id, chunks::append(None, ids(&all)))?;
                     }
                 }
                 if !batch.roles_removed.is_empty() {
@@ -717,20 +784,27 @@ impl Store for IdbStore {
                         w.delete(&files, prefix_range(&[id.into(), path.as_str().into()])?)?;
                     }
                 }
-                if batch.costs_replaced {
-                    w.delete(&object_store(&tx, COSTS)?, session_range(id)?)?;
-                }
                 if let Some(meta) = &batch.meta {
                     w.put(&object_store(&tx, META)?, &session_keyed(id, meta)?)?;
                 }
                 if let Some(ledger) = &batch.ledger {
                     w.put(&object_store(&tx, LEDGER)?, &session_keyed(id, ledger)?)?;
                 }
-                if !batch.messages.is_empty() {
-                    let messages = object_store(&tx, MESSAGES)?;
-                    for m in &batch.messages {
-                        w.put(&messages, &message_row(id, m)?)?;
-                    }
+                if let Some((tail, store)) = messages? {
+                    let items = batch.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+                    w.put_chunks(&store, id, chunks::append(tail, items))?;
+                }
+                if batch.costs_replaced || !batch.costs.is_empty() {
+                    let store = object_store(&tx, COST_CHUNKS)?;
+                    let items = batch.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+                    let tail = match costs? {
+                        Some((tail, _)) => tail,
+                        None => {
+                            w.delete(&store, session_range(id)?)?;
+                            None
+                        }
+                    };
+                    w.put_chunks(&store, id, chunks::append(tail, items))?;
                 }
                 if !batch.roles.is_empty() {
                     let roles = object_store(&tx, ROLES)?;
@@ -742,12 +816,6 @@ impl Store for IdbStore {
                     let files = object_store(&tx, FILES)?;
                     for f in &batch.files {
                         w.put(&files, &file_row(id, f)?)?;
-                    }
-                }
-                if !batch.costs.is_empty() {
-                    let costs = object_store(&tx, COSTS)?;
-                    for c in &batch.costs {
-                        w.put(&costs, &cost_row(id, c)?)?;
                     }
                 }
                 record.updated_ms = batch.now_ms;
@@ -882,4 +950,57 @@ impl Store for IdbStore {
             rows.iter().map(parse_row).collect()
         })
     }
+}
+
+/// v2 → v3: the message log and the cost entries in chunks instead of one
+/// row per entry; the history out of the meta record into chunks of ids.
+/// The entries' JSON is carried over as it is, never re-encoded.
+async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreError> {
+    let chunked = || Some(KeyPath::new_array(["s", "c"]));
+    let message_chunks = create_store(db, MESSAGE_CHUNKS, chunked())?;
+    let cost_chunks = create_store(db, COST_CHUNKS, chunked())?;
+    let history = create_store(db, HISTORY, chunked())?;
+    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 3: {e}"));
+    let put = |store: &ObjectStore, s: &str, chunks: Vec<chunks::Chunk>| -> Result<(), StoreError> {
+        for chunk in &chunks {
+            store.put(&chunks::chunk_row(s, chunk)?, None).map_err(failed)?;
+        }
+        Ok(())
+    };
+    let text = |row: &JsValue, k: &str| {
+        Reflect::get(row, &JsValue::from_str(k))
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or_else(|| StoreError::Corrupt(format!("a v2 row has no \"{k}\"")))
+    };
+    // One session's rows come together (keys start with the session id).
+    for (old, new) in [(MESSAGES_V2, &message_chunks), (COSTS_V2, &cost_chunks)] {
+        let rows = object_store(tx, old)?.get_all(None, None).map_err(failed)?.await.map_err(failed)?;
+        let mut current: Option<(String, Vec<String>)> = None;
+        for row in &rows {
+            let (s, json) = (text(row, "s")?, text(row, "json")?);
+            match &mut current {
+                Some((cur, items)) if *cur == s => items.push(json),
+                _ => {
+                    if let Some((cur, items)) = current.take() {
+                        put(new, &cur, chunks::append(None, items))?;
+                    }
+                    current = Some((s, vec![json]));
+                }
+            }
+        }
+        if let Some((cur, items)) = current {
+            put(new, &cur, chunks::append(None, items))?;
+        }
+        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v2 \"{old}\" store: {e}")))?;
+    }
+    let meta = object_store(tx, META)?;
+    let rows = meta.get_all(None, None).map_err(failed)?.await.map_err(failed)?;
+    for row in &rows {
+        let s = text(row, "s")?;
+        let record: MetaRecord = parse_row(row)?;
+        put(&history, &s, chunks::append(None, record.history.iter().map(|id| id.0.to_string())))?;
+        meta.put(&session_keyed(&s, &record.head())?, None).map_err(failed)?;
+    }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Sessions kept in IndexedDB while a team works: the `Durable` sink the
-//! core's checkpoints write through (one transaction per checkpoint, the
-//! difference to the last one), the lease that keeps a second tab out, and
+//! core's checkpoints write through (one transaction per checkpoint, only
+//! what changed since the last one, read from the live team), the lease that keeps a second tab out, and
 //! the in-flight answers saved when the page goes away.
 //!
 //! The lease holder is this tab's id, kept in `sessionStorage`: a reload of
@@ -17,7 +17,7 @@ use futures::lock::Mutex;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::checkpoint::Durable;
+use crate::core::checkpoint::{Checkpoints, Durable};
 use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{NewSession, SessionData, SessionStatus, SessionWriter, Store, StoreError};
 
@@ -139,11 +139,14 @@ impl Keeper {
 }
 
 impl Durable for KeeperSink {
-    fn keep(&self, snapshot: TeamSnapshot) -> LocalBoxFuture<'static, Result<(), String>> {
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>> {
         let (store, writer) = (self.store.clone(), self.writer.clone());
         Box::pin(async move {
             let mut writer = writer.lock().await;
-            writer.save(&*store, snapshot, Some(SessionStatus::Running), now_ms()).await.map(|_| ()).map_err(|e| e.to_string())
+            // Read once the writer is free: only what changed since the
+            // last commit, straight from the live team.
+            let changes = team.with_frame(|frame| writer.changes(frame));
+            writer.commit(&*store, changes, Some(SessionStatus::Running), now_ms()).await.map(|_| ()).map_err(|e| e.to_string())
         })
     }
 }

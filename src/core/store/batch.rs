@@ -7,7 +7,8 @@
 //! records that differ, file versions past the ones saved, cost entries
 //! past the ones saved, and the meta and ledger head when they differ. A
 //! message body or a file version is never rewritten; what is rewritten is
-//! small (a role's id lists, the meta's history ids, the ledger's totals).
+//! small (a role's id lists, the meta head, the ledger's totals); the history
+//! only grows by the ids appended ([`HistoryEdit`]).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -16,7 +17,9 @@ use crate::core::message::{Message, MessageId};
 use crate::core::snapshot::{RoleSnapshot, TeamSnapshot};
 
 use super::data::versions_of;
-use super::record::{FileVersion, LedgerRecord, MetaRecord, RoleRecord, SessionSettings, SessionStatus};
+use crate::core::files::ProjectFiles;
+
+use super::record::{FileVersion, LedgerRecord, MetaHead, RoleRecord, SessionSettings, SessionStatus};
 
 /// Changes to one session, applied together by `Store::commit`. Deletions
 /// (`roles_removed`, `files_removed`, `costs_replaced`) are applied before
@@ -30,7 +33,9 @@ pub struct Batch {
     pub holder: Option<String>,
     pub status: Option<SessionStatus>,
     pub settings: Option<SessionSettings>,
-    pub meta: Option<MetaRecord>,
+    pub meta: Option<MetaHead>,
+    /// How the history changed (`None`: it did not).
+    pub history: Option<HistoryEdit>,
     pub ledger: Option<LedgerRecord>,
     /// Appended to the log (a message already there is left as it is).
     pub messages: Vec<Message>,
@@ -48,6 +53,40 @@ pub struct Batch {
     pub costs_replaced: bool,
 }
 
+/// A change to the history: it becomes its first `keep` ids followed by
+/// `append`. A running team only appends (`keep` is what was saved).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistoryEdit {
+    pub keep: usize,
+    pub append: Vec<MessageId>,
+}
+
+impl HistoryEdit {
+    /// The edit from `saved` to `cur`, `None` when they are equal.
+    pub fn between(saved: &[MessageId], cur: impl ExactSizeIterator<Item = MessageId>) -> Option<Self> {
+        let len = cur.len();
+        let mut keep = 0;
+        let mut append = Vec::new();
+        for (i, id) in cur.enumerate() {
+            if append.is_empty() && saved.get(i) == Some(&id) {
+                keep = i + 1;
+            } else {
+                if append.is_empty() {
+                    append.reserve(len - i);
+                }
+                append.push(id);
+            }
+        }
+        (keep != saved.len() || !append.is_empty()).then_some(HistoryEdit { keep, append })
+    }
+
+    /// Applies it to `history`.
+    pub fn apply(&self, history: &mut Vec<MessageId>) {
+        history.truncate(self.keep);
+        history.extend_from_slice(&self.append);
+    }
+}
+
 impl Batch {
     /// A batch that only touches the session's `updated_ms`.
     pub fn at(now_ms: u64) -> Self {
@@ -60,10 +99,11 @@ impl Batch {
     pub fn between(prev: Option<&TeamSnapshot>, cur: &TeamSnapshot) -> Self {
         let mut batch = Batch::default();
 
-        let meta = MetaRecord::of(cur);
-        if prev.map(MetaRecord::of).as_ref() != Some(&meta) {
+        let meta = MetaHead::of(cur);
+        if prev.map(MetaHead::of).as_ref() != Some(&meta) {
             batch.meta = Some(meta);
         }
+        batch.history = HistoryEdit::between(prev.map_or(&[][..], |p| &p.history), cur.history.iter().copied());
         let ledger = LedgerRecord::of(&cur.ledger);
         if prev.map(|p| LedgerRecord::of(&p.ledger)).as_ref() != Some(&ledger) {
             batch.ledger = Some(ledger);
@@ -83,19 +123,7 @@ impl Batch {
         let names: HashSet<&str> = cur.roles.iter().map(|r| r.name.as_str()).collect();
         batch.roles_removed = before.keys().filter(|n| !names.contains(*n)).map(|n| n.to_string()).collect();
 
-        for path in cur.files.paths() {
-            let Ok(history) = cur.files.history(path) else { continue };
-            let saved = prev.and_then(|p| p.files.history(path).ok()).unwrap_or(&[]);
-            if history.starts_with(saved) {
-                batch.files.extend(versions_of(path, history, saved.len()));
-            } else {
-                batch.files_removed.push(path.to_string());
-                batch.files.extend(versions_of(path, history, 0));
-            }
-        }
-        if let Some(p) = prev {
-            batch.files_removed.extend(p.files.paths().filter(|path| !cur.files.exists(path)).map(str::to_string));
-        }
+        diff_files(prev.map(|p| &p.files), &cur.files, &mut batch);
 
         let saved = prev.map(|p| p.ledger.entries()).unwrap_or(&[]);
         let entries = cur.ledger.entries();
@@ -125,6 +153,7 @@ impl Batch {
         self.status.is_none()
             && self.settings.is_none()
             && self.meta.is_none()
+            && self.history.is_none()
             && self.ledger.is_none()
             && self.messages.is_empty()
             && self.roles.is_empty()
@@ -139,6 +168,7 @@ impl Batch {
     pub fn len(&self) -> usize {
         usize::from(self.status.is_some() || self.settings.is_some())
             + usize::from(self.meta.is_some())
+            + usize::from(self.history.is_some())
             + usize::from(self.ledger.is_some())
             + self.messages.len()
             + self.roles.len()
@@ -147,5 +177,34 @@ impl Batch {
             + self.files_removed.len()
             + self.costs.len()
             + usize::from(self.costs_replaced)
+    }
+}
+
+/// The file versions past the saved ones; a path whose saved history is not
+/// a prefix of the current one is replaced, a path gone is removed.
+pub(crate) fn diff_files(prev: Option<&ProjectFiles>, cur: &ProjectFiles, batch: &mut Batch) {
+    for path in cur.paths() {
+        let Ok(history) = cur.history(path) else { continue };
+        let saved = prev.and_then(|p| p.history(path).ok()).unwrap_or(&[]);
+        if history.starts_with(saved) {
+            batch.files.extend(versions_of(path, history, saved.len()));
+        } else {
+            batch.files_removed.push(path.to_string());
+            batch.files.extend(versions_of(path, history, 0));
+        }
+    }
+    if let Some(p) = prev {
+        batch.files_removed.extend(p.paths().filter(|path| !cur.exists(path)).map(str::to_string));
+    }
+}
+
+impl MetaHead {
+    pub fn of(snapshot: &TeamSnapshot) -> Self {
+        Self {
+            idea: snapshot.idea.clone(),
+            round: snapshot.round,
+            ids: snapshot.ids.clone(),
+            experience: snapshot.experience.clone(),
+        }
     }
 }

@@ -17,12 +17,12 @@ use serde::Serialize;
 use super::batch::Batch;
 use super::data::SessionData;
 use super::record::{
-    session_id, sort_sessions, AppSettings, ExperienceRecord, LedgerRecord, LockRecord, MetaRecord, NewExperience,
+    session_id, sort_sessions, AppSettings, ExperienceRecord, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewExperience,
     RoleRecord, SessionRecord,
 };
 use super::{InjectFault, Store, StoreError, StoreFuture};
 use crate::core::cost::CostEntry;
-use crate::core::message::Message;
+use crate::core::message::{Message, MessageId};
 
 /// The in-memory store. `Default` is an empty database; clones share it.
 #[derive(Clone, Default)]
@@ -42,6 +42,8 @@ struct Db {
 enum Table {
     Sessions,
     Meta,
+    /// A session's history (ids), one row.
+    History,
     Ledger,
     Messages,
     Roles,
@@ -53,8 +55,8 @@ enum Table {
 }
 
 /// The tables whose rows belong to one session (key starts with its id).
-const SESSION_TABLES: [Table; 8] =
-    [Table::Meta, Table::Ledger, Table::Messages, Table::Roles, Table::Files, Table::Costs, Table::Locks, Table::Sessions];
+const SESSION_TABLES: [Table; 9] =
+    [Table::Meta, Table::History, Table::Ledger, Table::Messages, Table::Roles, Table::Files, Table::Costs, Table::Locks, Table::Sessions];
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Part {
@@ -191,7 +193,8 @@ impl InjectFault for MemoryStore {
 
 fn write_session_rows(t: &mut Txn, id: &str, data: &SessionData) -> Result<(), StoreError> {
     if let Some(meta) = &data.meta {
-        t.put(key(Table::Meta, [s(id)]), meta)?;
+        t.put(key(Table::Meta, [s(id)]), &meta.head())?;
+        t.put(key(Table::History, [s(id)]), &meta.history)?;
     }
     if let Some(ledger) = &data.ledger {
         t.put(key(Table::Ledger, [s(id)]), ledger)?;
@@ -266,7 +269,13 @@ impl Store for MemoryStore {
             roles.sort_by_key(|r| r.index);
             Ok(SessionData {
                 session,
-                meta: t.get::<MetaRecord>(&key(Table::Meta, [s(id)]))?,
+                meta: match t.get::<MetaHead>(&key(Table::Meta, [s(id)]))? {
+                    Some(head) => {
+                        let history = t.get::<Vec<MessageId>>(&key(Table::History, [s(id)]))?.unwrap_or_default();
+                        Some(MetaRecord::from_head(head, history))
+                    }
+                    None => None,
+                },
                 ledger: t.get::<LedgerRecord>(&key(Table::Ledger, [s(id)]))?,
                 roles: roles.into_iter().map(|r| r.role).collect(),
                 messages: t.scan::<Message>(Table::Messages, &[s(id)])?,
@@ -297,6 +306,12 @@ impl Store for MemoryStore {
             }
             if let Some(meta) = &batch.meta {
                 t.put(key(Table::Meta, [s(id)]), meta)?;
+            }
+            if let Some(edit) = &batch.history {
+                let k = key(Table::History, [s(id)]);
+                let mut history = t.get::<Vec<MessageId>>(&k)?.unwrap_or_default();
+                edit.apply(&mut history);
+                t.put(k, &history)?;
             }
             if let Some(ledger) = &batch.ledger {
                 t.put(key(Table::Ledger, [s(id)]), ledger)?;

@@ -38,6 +38,7 @@ mod data;
 mod export;
 mod memory;
 mod record;
+mod tracker;
 mod writer;
 
 #[cfg(test)]
@@ -45,15 +46,16 @@ mod tests;
 
 use futures::future::LocalBoxFuture;
 
-pub use batch::Batch;
+pub use batch::{Batch, HistoryEdit};
 pub use data::{file_versions, SessionData};
 pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FORMAT};
 pub use memory::MemoryStore;
 pub use record::{
-    AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaRecord, NewExperience, NewSession,
+    AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewExperience, NewSession,
     RoleRecord, SessionRecord, SessionSettings, SessionStatus, SCHEMA_VERSION,
 };
 pub use record::{session_id, sort_sessions};
+pub use tracker::{Changes, Pending, Tracker};
 pub use writer::SessionWriter;
 
 /// What a store operation returns.

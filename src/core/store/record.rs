@@ -21,8 +21,9 @@ use super::StoreError;
 
 /// The version of the stored shape (the IndexedDB database version and the
 /// export's `schema_version`). v1 kept a session's files as one record;
-/// v2 keeps one record per file version.
-pub const SCHEMA_VERSION: u32 = 2;
+/// v2 keeps one record per file version; v3 keeps the message log, the
+/// cost entries and the history in chunks (the export's shape is v2's).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How a session is run. There is no API key here, ever.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,6 +189,28 @@ pub struct MetaRecord {
     /// What the team learnt in this session (absent in older records).
     #[serde(default)]
     pub experience: crate::core::experience::ExperiencePool,
+}
+
+/// The meta record without the history: what a commit rewrites when the
+/// idea, the round, the id watermark or the experience change. The history
+/// is saved apart, as a list that grows at its end ([`super::HistoryEdit`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetaHead {
+    pub idea: String,
+    pub round: u32,
+    pub ids: IdSource,
+    #[serde(default)]
+    pub experience: crate::core::experience::ExperiencePool,
+}
+
+impl MetaRecord {
+    pub fn head(&self) -> MetaHead {
+        MetaHead { idea: self.idea.clone(), round: self.round, ids: self.ids.clone(), experience: self.experience.clone() }
+    }
+
+    pub fn from_head(head: MetaHead, history: Vec<MessageId>) -> Self {
+        Self { idea: head.idea, round: head.round, ids: head.ids, history, experience: head.experience }
+    }
 }
 
 /// One role's saved state and its place in the team's order.

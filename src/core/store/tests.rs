@@ -80,7 +80,7 @@ fn the_diff_names_only_what_changed() {
     let base = with_message(empty_team().snapshot(), 1);
     // (what changed, the fields of the batch that must be set)
     let cases: Vec<(&str, Change<TeamSnapshot>, &[&str])> = vec![
-        ("a new message", Box::new(|s| *s = with_message(s.clone(), 2)), &["meta", "messages"]),
+        ("a new message", Box::new(|s| *s = with_message(s.clone(), 2)), &["history", "messages"]),
         ("the round", Box::new(|s| s.round += 1), &["meta"]),
         ("the budget", Box::new(|s| s.ledger.budget = 9.0), &["ledger"]),
         ("the prices", Box::new(|s| s.ledger.prices = PriceTable::empty()), &["ledger"]),
@@ -93,6 +93,7 @@ fn the_diff_names_only_what_changed() {
         let b = Batch::between(Some(&base), &cur);
         let set: Vec<&str> = [
             ("meta", b.meta.is_some()),
+            ("history", b.history.is_some()),
             ("ledger", b.ledger.is_some()),
             ("messages", !b.messages.is_empty()),
             ("roles", !b.roles.is_empty() || !b.roles_removed.is_empty()),

@@ -1,22 +1,23 @@
-//! `SessionWriter`: write-through for a running team. It remembers the
-//! last snapshot the store has, and each `save` commits only the
-//! difference to the current one, as the lease holder.
+//! `SessionWriter`: write-through for a running team. It remembers what
+//! the store holds of the session (a [`Tracker`]), and each save commits
+//! only what changed since, as the lease holder.
 //!
-//! A failed save keeps the old snapshot as "saved", so the next save
-//! carries everything since the last success: nothing is lost, and the
-//! runner pauses on the error. When to save (after each change, before the
-//! next model call) is the runner's decision; this only does the saving.
+//! A failed save leaves the tracker as it was, so the next save carries
+//! everything since the last success: nothing is lost, and the runner
+//! pauses on the error. When to save (after each change, before the next
+//! model call) is the runner's decision; this only does the saving.
 
-use crate::core::snapshot::TeamSnapshot;
+use crate::core::snapshot::{Frame, OwnedFrame, TeamSnapshot};
 
-use super::{Batch, SessionStatus, Store, StoreError};
+use super::tracker::{Changes, Tracker};
+use super::{SessionStatus, Store, StoreError};
 
 /// Commits a team's changes to one session.
 #[derive(Debug, Clone)]
 pub struct SessionWriter {
     session_id: String,
     holder: String,
-    saved: Option<TeamSnapshot>,
+    tracker: Tracker,
 }
 
 impl SessionWriter {
@@ -24,21 +25,42 @@ impl SessionWriter {
     /// is what the store holds now (`SessionData::snapshot` after a load,
     /// `None` for a new session).
     pub fn new(session_id: impl Into<String>, holder: impl Into<String>, saved: Option<TeamSnapshot>) -> Self {
-        Self { session_id: session_id.into(), holder: holder.into(), saved }
+        Self { session_id: session_id.into(), holder: holder.into(), tracker: Tracker::new(saved.as_ref()) }
     }
 
     pub fn session_id(&self) -> &str {
         &self.session_id
     }
 
-    /// The last snapshot the store confirmed.
-    pub fn saved(&self) -> Option<&TeamSnapshot> {
-        self.saved.as_ref()
+    /// What to commit to bring the session to `frame` (the live team:
+    /// `Team::with_frame`, `Checkpoints::with_frame`).
+    pub fn changes(&self, frame: &Frame) -> Changes {
+        self.tracker.changes(frame)
     }
 
-    /// Commits what changed since the last save (and `status`, if given)
-    /// in one transaction; returns how many records it wrote. Nothing is
-    /// written when nothing changed.
+    /// Commits `changes` (and `status`, if given) in one transaction;
+    /// returns how many records it wrote. Nothing is written when nothing
+    /// changed.
+    pub async fn commit<S: Store + ?Sized>(
+        &mut self,
+        store: &S,
+        changes: Changes,
+        status: Option<SessionStatus>,
+        now_ms: u64,
+    ) -> Result<usize, StoreError> {
+        let Changes { mut batch, pending } = changes;
+        batch.status = status;
+        let batch = batch.stamped(now_ms, Some(&self.holder));
+        if batch.is_empty() {
+            return Ok(0);
+        }
+        let written = batch.len();
+        store.commit(&self.session_id, batch).await?;
+        self.tracker.committed(pending);
+        Ok(written)
+    }
+
+    /// [`commit`](Self::commit) of the changes to a whole snapshot.
     pub async fn save<S: Store + ?Sized>(
         &mut self,
         store: &S,
@@ -46,13 +68,8 @@ impl SessionWriter {
         status: Option<SessionStatus>,
         now_ms: u64,
     ) -> Result<usize, StoreError> {
-        let batch = Batch { status, ..Batch::between(self.saved.as_ref(), &current) }.stamped(now_ms, Some(&self.holder));
-        if batch.is_empty() {
-            return Ok(0);
-        }
-        let written = batch.len();
-        store.commit(&self.session_id, batch).await?;
-        self.saved = Some(current);
-        Ok(written)
+        let owned = OwnedFrame::of(&current).map_err(|e| StoreError::Other(format!("the team could not be saved: {e}")))?;
+        let changes = self.changes(&owned.frame(&current));
+        self.commit(store, changes, status, now_ms).await
     }
 }

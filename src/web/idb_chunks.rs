@@ -1,0 +1,138 @@
+//! The append-only logs of a session in IndexedDB (schema v3): the message
+//! log, the cost entries and the history are each kept as *chunks*, rows
+//! `{s, c, end, json}` under the key `[s, c]`, where `json` is a JSON array
+//! of up to about `CHUNK_BYTES` of entries in the order they were appended
+//! and `end` counts the entries up to and including this chunk.
+//!
+//! Appending reads the last chunk (one cursor step), extends it while it has
+//! room and starts the next one when it is full, so a commit writes what it
+//! adds plus at most one chunk it rewrites; a restore reads a few hundred
+//! rows with one `getAll` instead of one row per entry. The entries are
+//! never parsed on the way in: they are joined as JSON text.
+
+use idb::{CursorDirection, ObjectStore};
+use js_sys::{Object, Reflect};
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
+
+use super::{describe, num, session_range, IdbStore, StoreError};
+
+/// A chunk is closed once its JSON reaches this size.
+pub(super) const CHUNK_BYTES: usize = 32 * 1024;
+
+/// The last chunk of a log: where appending continues.
+pub(super) struct Tail {
+    c: u32,
+    end: u64,
+    json: String,
+}
+
+impl Tail {
+    /// How many entries the log holds.
+    pub(super) fn end(&self) -> u64 {
+        self.end
+    }
+}
+
+/// A chunk to write: its number, its `end`, its JSON array.
+pub(super) struct Chunk {
+    pub c: u32,
+    pub end: u64,
+    pub json: String,
+}
+
+/// The chunks that append `items` (each an entry's JSON) to a log whose
+/// last chunk is `tail` (`None`: an empty log). The first one rewrites
+/// `tail` when it still has room.
+pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: I) -> Vec<Chunk> {
+    let (mut c, mut end, mut json) = match tail {
+        Some(t) if t.json.len() < CHUNK_BYTES && t.json.ends_with(']') => {
+            let mut json = t.json;
+            json.pop();
+            (t.c, t.end, json)
+        }
+        Some(t) => (t.c + 1, t.end, "[".to_string()),
+        None => (0, 0, "[".to_string()),
+    };
+    let mut out = Vec::new();
+    let mut touched = false;
+    for item in items {
+        if json.len() > 1 && json.len() + item.len() >= CHUNK_BYTES {
+            json.push(']');
+            out.push(Chunk { c, end, json: std::mem::replace(&mut json, "[".to_string()) });
+            c += 1;
+        }
+        if json.len() > 1 {
+            json.push(',');
+        }
+        json.push_str(&item);
+        end += 1;
+        touched = true;
+    }
+    if touched {
+        json.push(']');
+        out.push(Chunk { c, end, json });
+    }
+    out
+}
+
+/// The row of a chunk of session `s`.
+pub(super) fn chunk_row(s: &str, chunk: &Chunk) -> Result<JsValue, StoreError> {
+    let obj = Object::new();
+    let set = |k: &str, v: &JsValue| Reflect::set(&obj, &JsValue::from_str(k), v).map(|_| ()).map_err(|e| StoreError::Other(describe(&e)));
+    set("s", &s.into())?;
+    set("c", &num(u64::from(chunk.c)))?;
+    set("end", &num(chunk.end))?;
+    set("json", &JsValue::from_str(&chunk.json))?;
+    Ok(obj.into())
+}
+
+impl IdbStore {
+    /// The last chunk of session `s` in `store`.
+    pub(super) async fn tail(&self, store: &ObjectStore, s: &str) -> Result<Option<Tail>, StoreError> {
+        let cursor = store
+            .open_cursor(Some(session_range(s)?), Some(CursorDirection::Prev))
+            .map_err(|e| self.idb_error(&e))?
+            .await
+            .map_err(|e| self.idb_error(&e))?;
+        let Some(cursor) = cursor else { return Ok(None) };
+        let row = cursor.value().map_err(|e| self.idb_error(&e))?;
+        tail_of(&row).map(Some)
+    }
+
+    /// Every entry of session `s`'s log in `store`, in order.
+    pub(super) async fn log<T: DeserializeOwned>(&self, store: &ObjectStore, s: &str) -> Result<Vec<T>, StoreError> {
+        let rows = store
+            .get_all(Some(session_range(s)?), None)
+            .map_err(|e| self.idb_error(&e))?
+            .await
+            .map_err(|e| self.idb_error(&e))?;
+        entries(&rows)
+    }
+}
+
+/// The entries of chunk rows, in order.
+pub(super) fn entries<T: DeserializeOwned>(rows: &[JsValue]) -> Result<Vec<T>, StoreError> {
+    let field = JsValue::from_str("json");
+    let mut out = Vec::new();
+    for row in rows {
+        let json = Reflect::get(row, &field)
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or_else(|| StoreError::Corrupt("a saved chunk has no data".into()))?;
+        let mut part: Vec<T> = serde_json::from_str(&json).map_err(|e| StoreError::corrupt("a saved chunk", e))?;
+        if out.is_empty() {
+            out = part;
+        } else {
+            out.append(&mut part);
+        }
+    }
+    Ok(out)
+}
+
+fn tail_of(row: &JsValue) -> Result<Tail, StoreError> {
+    let field = |k: &str| Reflect::get(row, &JsValue::from_str(k)).ok();
+    let number = |k: &str| field(k).and_then(|v| v.as_f64()).ok_or_else(|| StoreError::Corrupt(format!("a saved chunk has no \"{k}\"")));
+    let json = field("json").and_then(|v| v.as_string()).ok_or_else(|| StoreError::Corrupt("a saved chunk has no data".into()))?;
+    Ok(Tail { c: number("c")? as u32, end: number("end")? as u64, json })
+}
