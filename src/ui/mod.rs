@@ -40,6 +40,18 @@ pub fn mount() {
     leptos::mount::mount_to_body(App);
 }
 
+/// A finite number typed into a field, read by JavaScript's `Number()`
+/// (Rust's float parser costs ~10 KB of wasm); `None` when blank or not a
+/// number.
+pub(crate) fn parse_number(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let n = text.parse::<js_sys::Number>().map_or(f64::NAN, |n| n.value_of());
+    n.is_finite().then_some(n)
+}
+
 /// Everything the page shares between components. Signals are handles, so
 /// this is `Copy`.
 #[derive(Clone, Copy)]

@@ -47,7 +47,7 @@ fn RoleModelRow(name: String, profile: String) -> impl IntoView {
         settings.update(|s| role.with_value(|r| s.set_override(r, &text, None)));
     };
     let set_price = move |input: bool, text: String| {
-        let value: Option<f64> = text.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0);
+        let value = super::parse_number(&text).filter(|v| *v >= 0.0);
         // Read before the update: a signal cannot be read inside its own update.
         let current = price().unwrap_or(Price::new(0.0, 0.0));
         settings.update(|s| {

@@ -22,7 +22,7 @@ pub fn SettingsPanel() -> impl IntoView {
     };
     let hint = move || settings.with(|s| s.preset().map(|p| p.cors_hint.to_string()).unwrap_or_default());
     let set_price = move |input: bool, text: String| {
-        let value: Option<f64> = text.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0);
+        let value = super::parse_number(&text).filter(|v| *v >= 0.0);
         settings.update(|s| {
             let current = s.custom_price.or(s.model_price()).unwrap_or(Price::new(0.0, 0.0));
             s.custom_price = value.map(|v| if input { Price::new(v, current.output_per_mtok) } else { Price::new(current.input_per_mtok, v) });
@@ -77,7 +77,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 <label>"Budget, $"
                     <input type="number" min="0.01" step="0.5" data-testid="budget"
                         prop:value=move || settings.with(|s| s.budget.to_string())
-                        on:change=move |ev| settings.update(|s| s.budget = event_target_value(&ev).parse().unwrap_or(0.0)) />
+                        on:change=move |ev| settings.update(|s| s.budget = super::parse_number(&event_target_value(&ev)).unwrap_or(0.0)) />
                 </label>
                 <label>"Rounds"
                     <input type="number" min="1" step="1" data-testid="rounds"

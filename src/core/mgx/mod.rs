@@ -15,6 +15,7 @@ use std::rc::Rc;
 use crate::core::events::EventSink;
 use crate::core::llm::Llm;
 use crate::core::role::{Role, RoleSpec};
+#[cfg(feature = "sandbox")]
 use crate::core::sandbox::{register_sandbox_commands, SandboxRules};
 use crate::core::rolezero::zero::{register_team_leader_commands, RoleZero, ZeroConfig};
 use crate::core::team::Team;
@@ -25,6 +26,14 @@ pub const LEADER: &str = "Mike";
 pub const ENGINEER: &str = "Alex";
 /// The QA engineer, who runs the tests in the sandbox.
 pub const QA: &str = "Edward";
+
+/// The QA engineer's instruction: with the sandbox (the site), or without
+/// it (the widget, built without the `sandbox` feature: no `Sandbox.*`
+/// commands, so the instruction does not name them).
+#[cfg(feature = "sandbox")]
+const QA_INSTRUCTION: &str = include_str!("prompts/edward.md");
+#[cfg(not(feature = "sandbox"))]
+const QA_INSTRUCTION: &str = include_str!("prompts/edward_no_sandbox.md");
 
 /// One member of the company, for building the team and for the UI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +80,7 @@ pub const MEMBERS: &[Member] = &[
         name: "Edward",
         profile: "QA Engineer",
         goal: "write tests that check the code's logic",
-        instruction: include_str!("prompts/edward.md"),
+        instruction: QA_INSTRUCTION,
     },
     Member {
         name: "David",
@@ -95,6 +104,7 @@ pub fn role(member: &Member) -> Role {
         if leads {
             register_team_leader_commands(registry);
         }
+        #[cfg(feature = "sandbox")]
         if member.name == QA {
             register_sandbox_commands(registry, SandboxRules { engineer: Some(ENGINEER.to_string()), ..SandboxRules::default() });
         }
