@@ -23,6 +23,7 @@ use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
 use super::llm::{ChatMessage, ChatRequest, Llm, LlmError, StreamEvent, Usage};
 use super::role::RoleError;
+use super::shared_str::SharedStr;
 
 /// A finished call of the pending reaction: which request, what answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,15 +110,28 @@ const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
 const K3: u64 = 0x5899_65cc_7537_4cc3;
 
 /// The high and low halves of the 128-bit product, xored.
+#[inline(always)]
 fn fold(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-fn word(bytes: &[u8]) -> u64 {
+/// The 8 bytes at `at`, little-endian (a plain load: the size-optimized
+/// build would otherwise call `memcpy` for every word).
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
+    w.copy_from_slice(&bytes[at..at + 8]);
     u64::from_le_bytes(w)
+}
+
+/// Up to 8 bytes, zero-padded, little-endian (a field's last bytes).
+fn short_word(bytes: &[u8]) -> u64 {
+    let mut w = 0u64;
+    for (i, &b) in bytes.iter().enumerate() {
+        w |= u64::from(b) << (8 * i);
+    }
+    w
 }
 
 /// Mix one length-prefixed field into `hash`.
@@ -125,18 +139,19 @@ fn digest_field(hash: u64, bytes: &[u8]) -> u64 {
     let len = bytes.len() as u64;
     let mut a = fold(hash ^ K0, len ^ K1);
     let mut b = a ^ K2;
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        a = fold(word(&block[0..8]) ^ K1, word(&block[8..16]) ^ a);
-        b = fold(word(&block[16..24]) ^ K2, word(&block[24..32]) ^ b);
+    let blocks = bytes.len() / 32;
+    for i in 0..blocks {
+        let block = &bytes[i * 32..i * 32 + 32];
+        a = fold(word_at(block, 0) ^ K1, word_at(block, 8) ^ a);
+        b = fold(word_at(block, 16) ^ K2, word_at(block, 24) ^ b);
     }
     let mut h = a ^ b;
-    let mut rest = blocks.remainder();
+    let mut rest = &bytes[blocks * 32..];
     while rest.len() >= 16 {
-        h = fold(word(&rest[0..8]) ^ K1, word(&rest[8..16]) ^ h);
+        h = fold(word_at(rest, 0) ^ K1, word_at(rest, 8) ^ h);
         rest = &rest[16..];
     }
-    let (lo, hi) = if rest.len() > 8 { (word(&rest[..8]), word(&rest[8..])) } else { (word(rest), 0) };
+    let (lo, hi) = if rest.len() > 8 { (word_at(rest, 0), short_word(&rest[8..])) } else { (short_word(rest), 0) };
     h = fold(lo ^ K3, hi ^ h ^ len);
     fold(h ^ K0, h ^ K3)
 }
@@ -146,7 +161,7 @@ fn digest_field(hash: u64, bytes: &[u8]) -> u64 {
 pub struct LlmGate {
     llm: Rc<dyn Llm>,
     ledger: Rc<RefCell<CostLedger>>,
-    role: Rc<str>,
+    role: SharedStr,
     events: EventSink,
     journal: Rc<RefCell<CallJournal>>,
     /// The answer is bookkeeping (a classification), not for the conversation.
@@ -159,7 +174,7 @@ impl LlmGate {
     pub fn new(
         llm: Rc<dyn Llm>,
         ledger: Rc<RefCell<CostLedger>>,
-        role: impl Into<Rc<str>>,
+        role: impl Into<SharedStr>,
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
@@ -196,24 +211,32 @@ impl LlmGate {
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.to_string(), model: model.to_string(), quiet: self.quiet });
+        self.events.emit_with(|| TeamEvent::LlmStarted {
+            role: self.role.clone(),
+            model: self.ledger.borrow().shared_model(model),
+            quiet: self.quiet,
+        });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
             match event? {
-                StreamEvent::Delta(text) => {
+                StreamEvent::Delta(mut text) => {
                     if self.events.is_listening() {
-                        partial.push_str(&text);
-                        self.events.emit(TeamEvent::LlmDelta { role: self.role.to_string(), text });
-                    } else if partial.is_empty() {
-                        // Nobody shows the deltas: the first one's string is kept as it is.
+                        // Lent to the listener, then kept: no copy.
+                        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
+                        self.events.emit_ref(&event);
+                        let TeamEvent::LlmDelta { text: shown, .. } = event else { unreachable!() };
+                        text = shown;
+                    }
+                    if partial.is_empty() {
+                        // The first delta's string is kept as it is.
                         partial = text;
                     } else {
                         partial.push_str(&text);
                     }
                 }
                 StreamEvent::Waiting { ms, reason } => {
-                    self.events.emit_with(|| TeamEvent::Waiting { role: self.role.to_string(), seconds: ms.div_ceil(1000), reason });
+                    self.events.emit_with(|| TeamEvent::Waiting { role: self.role.clone(), seconds: ms.div_ceil(1000), reason });
                 }
                 StreamEvent::Done(done) => {
                     // Priced by the model asked for: providers answer with
@@ -225,7 +248,7 @@ impl LlmGate {
                         self.events.is_listening().then(|| entry.clone())
                     };
                     if let Some(entry) = entry {
-                        self.events.emit(TeamEvent::LlmFinished { role: self.role.to_string(), entry });
+                        self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
                     }
                     self.journal.borrow_mut().record(digest, &done.text);
                     return Ok(done.text);
@@ -248,5 +271,27 @@ impl LlmGate {
         }
         messages.push(ChatMessage::user(prompt));
         self.ask(messages).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Digests are saved with a pending reaction's journal: they must not
+    /// change between builds, or a resumed run pays for its calls again.
+    /// Pinned over every tail length (0..=100 bytes), a long turn and the
+    /// field boundaries.
+    #[test]
+    fn request_digests_are_stable() {
+        let text: String = (0..5000u32).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+        let mut folded = 0u64;
+        for len in (0..=100).chain([255, 256, 257, 4999, 5000]) {
+            let request = ChatRequest::new("gpt-4o", vec![ChatMessage::system("You are"), ChatMessage::user(&text[..len])]);
+            folded = folded.rotate_left(5) ^ request_digest(&request);
+        }
+        let one = request_digest(&ChatRequest::new("m", vec![ChatMessage::user("hello")]));
+        let none = request_digest(&ChatRequest::new("", vec![]));
+        assert_eq!((folded, one, none), (13433275123768572004, 7753924192559713786, 2994174510101210723));
     }
 }
