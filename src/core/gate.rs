@@ -126,12 +126,22 @@ fn word_at(bytes: &[u8], at: usize) -> u64 {
 }
 
 /// Up to 8 bytes, zero-padded, little-endian (a field's last bytes).
+#[inline(always)]
 fn short_word(bytes: &[u8]) -> u64 {
-    let mut w = 0u64;
-    for (i, &b) in bytes.iter().enumerate() {
-        w |= u64::from(b) << (8 * i);
+    let n = bytes.len();
+    if n >= 4 {
+        // Two 4-byte reads that overlap in the middle: the shared bytes
+        // are the same in both, so or-ing them places every byte once.
+        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let hi = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
+        u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
+    } else {
+        let mut w = 0u64;
+        for (i, &b) in bytes.iter().enumerate() {
+            w |= u64::from(b) << (8 * i);
+        }
+        w
     }
-    w
 }
 
 /// Mix one length-prefixed field into `hash`.
@@ -199,7 +209,7 @@ impl LlmGate {
     /// Ask with a full chat; returns the answer's text.
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
         let model = self.llm.model();
-        let request = ChatRequest::new(model, messages);
+        let request = ChatRequest::new(self.ledger.borrow().shared_model(model), messages);
         let digest = request_digest(&request);
         if let Some(answer) = self.journal.borrow_mut().replay(digest) {
             return Ok(answer);

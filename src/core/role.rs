@@ -268,8 +268,9 @@ impl PrefixCache {
 
     fn matches(&self, post: &PostOffice, env_desc: &str, spec: &RoleSpec) -> bool {
         let mut start = 0;
+        let key = self.key.as_bytes();
         let same_key = Self::key_parts(env_desc, spec).iter().zip(self.ends).all(|(part, end)| {
-            let same = self.key[start..end] == **part;
+            let same = key[start..end] == *part.as_bytes();
             start = end;
             same
         });

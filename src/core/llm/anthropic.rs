@@ -113,7 +113,7 @@ impl AnthropicStream {
     /// when the server names none).
     pub fn for_request(request: &ChatRequest) -> Self {
         let mut stream = Self::new(request.prompt_chars());
-        stream.decoder_mut().model = request.model.clone();
+        stream.decoder_mut().model = request.model.to_string();
         stream
     }
 }
