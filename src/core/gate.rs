@@ -59,18 +59,17 @@ impl CallJournal {
         self.cursor = 0;
     }
 
-    fn replay(&mut self, request: u64) -> Option<String> {
-        match self.entries.get(self.cursor) {
-            Some(e) if e.request == request => {
-                self.cursor += 1;
-                Some(e.answer.clone())
-            }
-            Some(_) => {
-                // The conversation went another way: the rest is stale.
-                self.entries.truncate(self.cursor);
-                None
-            }
-            None => None,
+    /// The next entry's answer if it was for this request (`digest` is
+    /// asked for only when there is a next entry).
+    fn replay(&mut self, digest: impl FnOnce() -> u64) -> Option<String> {
+        let next = self.entries.get(self.cursor)?.request;
+        if next == digest() {
+            self.cursor += 1;
+            Some(self.entries[self.cursor - 1].answer.clone())
+        } else {
+            // The conversation went another way: the rest is stale.
+            self.entries.truncate(self.cursor);
+            None
         }
     }
 
@@ -176,6 +175,9 @@ pub struct LlmGate {
     journal: Rc<RefCell<CallJournal>>,
     /// The answer is bookkeeping (a classification), not for the conversation.
     quiet: bool,
+    /// The caller makes the answer part of the role's state before it next
+    /// awaits: no journal entry could ever be saved or replayed.
+    absorbed: bool,
     /// Write-through: kept before every call that is made.
     checkpoints: Option<Rc<Checkpoints>>,
 }
@@ -188,13 +190,21 @@ impl LlmGate {
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: role.into(), events, journal, quiet: false, checkpoints: None }
+        Self { llm, ledger, role: role.into(), events, journal, quiet: false, absorbed: false, checkpoints: None }
     }
 
     /// The same door, for a call whose answer the UI need not show (it is
     /// still metered and journaled).
     pub fn quietly(&self) -> Self {
         Self { quiet: true, ..self.clone() }
+    }
+
+    /// The same door, for a call whose answer the caller absorbs into the
+    /// role's state (and clears the journal) before its next `.await`: the
+    /// answer is not journaled, and the request is digested only if the
+    /// journal has an entry to compare it with.
+    pub(crate) fn absorbed(self) -> Self {
+        Self { absorbed: true, ..self }
     }
 
     /// The same door, keeping a checkpoint before each call it makes.
@@ -210,10 +220,15 @@ impl LlmGate {
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
         let model = self.llm.model();
         let request = ChatRequest::new(self.ledger.borrow().shared_model(model), messages);
-        let digest = request_digest(&request);
-        if let Some(answer) = self.journal.borrow_mut().replay(digest) {
+        let mut digest = None;
+        if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);
         }
+        let digest = match (self.absorbed, digest) {
+            (true, _) => None,
+            (false, Some(digest)) => Some(digest),
+            (false, None) => Some(request_digest(&request)),
+        };
         let prompt_estimate = Usage::estimate(request.prompt_bytes(), 0).prompt_tokens;
         self.ledger.borrow().check(model, prompt_estimate)?;
         // Nothing this call depends on may be lost if the tab closes while
@@ -260,7 +275,9 @@ impl LlmGate {
                     if let Some(entry) = entry {
                         self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
                     }
-                    self.journal.borrow_mut().record(digest, &done.text);
+                    if let Some(digest) = digest {
+                        self.journal.borrow_mut().record(digest, &done.text);
+                    }
                     return Ok(done.text);
                 }
             }

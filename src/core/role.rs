@@ -563,7 +563,9 @@ impl Role {
         let mut prompt = String::with_capacity(prefix.len() + history.len() + STATE_PROMPT_BYTES);
         prompt.push_str(&prefix);
         write_state_prompt(&mut prompt, history, states, previous);
-        let answer = self.gate_for(world).aask_owned("", prompt).await?;
+        // The choice is kept in `progress.chosen` (and the journal cleared)
+        // as soon as this returns, before anything else awaits.
+        let answer = self.gate_for(world).absorbed().aask_owned("", prompt).await?;
         Ok(parse_state(&answer, n))
     }
 
