@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::llm::Usage;
+use super::shared_str::SharedStr;
 
 /// Dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -178,8 +179,8 @@ impl Tally {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostEntry {
     pub seq: u64,
-    pub role: String,
-    pub model: String,
+    pub role: SharedStr,
+    pub model: SharedStr,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub cost: f64,
@@ -234,26 +235,38 @@ impl CostLedger {
     /// was removed mid-call) is recorded at zero and its entry says so by
     /// staying out of `prices`.
     pub fn record(&mut self, role: &str, model: &str, usage: Usage) -> CostEntry {
-        self.record_entry(role, model, usage).clone()
+        self.record_entry(&SharedStr::from(role), model, usage).clone()
     }
 
-    /// [`CostLedger::record`], lending the entry instead of a copy.
-    pub fn record_entry(&mut self, role: &str, model: &str, usage: Usage) -> &CostEntry {
+    /// [`CostLedger::record`], lending the entry instead of a copy. The
+    /// entry shares `role`, and the model's name with the entry before it
+    /// when the model is the same (a team calls one model again and again).
+    pub fn record_entry(&mut self, role: &SharedStr, model: &str, usage: Usage) -> &CostEntry {
         let cost = self.prices.price(model).map_or(0.0, |p| p.cost(usage.prompt_tokens, usage.completion_tokens));
+        let model = self.shared_model(model);
         let entry = CostEntry {
             seq: self.entries.len() as u64 + 1,
-            role: role.to_string(),
-            model: model.to_string(),
+            role: role.clone(),
+            model,
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
             cost,
             estimated: usage.estimated,
         };
         self.total.add(&entry);
-        add_to(&mut self.per_role, role, &entry);
-        add_to(&mut self.per_model, model, &entry);
+        add_to(&mut self.per_role, &entry.role, &entry);
+        add_to(&mut self.per_model, &entry.model, &entry);
         self.entries.push(entry);
         &self.entries[self.entries.len() - 1]
+    }
+
+    /// `model` as a shared name: the last entry's when it is the same model
+    /// (a team calls one model again and again), else a new one.
+    pub fn shared_model(&self, model: &str) -> SharedStr {
+        match self.entries.last() {
+            Some(last) if last.model == *model => last.model.clone(),
+            _ => SharedStr::from(model),
+        }
     }
 
     pub fn total(&self) -> Tally {

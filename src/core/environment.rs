@@ -20,12 +20,13 @@ use super::llm::Llm;
 use super::message::{IdSource, MessageRef};
 use super::post::PostOffice;
 use super::role::{Role, RoleError, World};
+use super::shared_str::SharedStr;
 
 /// What one round did.
 #[derive(Debug, Default)]
 pub struct RoundReport {
     /// Roles that ran (were not idle), in hiring order.
-    pub ran: Vec<Rc<str>>,
+    pub ran: Vec<SharedStr>,
     pub responses: Vec<MessageRef>,
     pub failures: Vec<(String, RoleError)>,
 }
@@ -109,7 +110,7 @@ impl Environment {
             let post = world.post.borrow();
             self.roles.iter_mut().filter(|r| !r.is_idle(&post)).collect()
         };
-        let ran: Vec<Rc<str>> = busy.iter().map(|r| r.shared_name()).collect();
+        let ran: Vec<SharedStr> = busy.iter().map(|r| r.shared_name()).collect();
         let results = join_every(busy.into_iter().map(|role| role.run(world))).await;
         let mut report = RoundReport { ran, ..Default::default() };
         for (name, result) in report.ran.iter().zip(results) {
@@ -117,7 +118,7 @@ impl Environment {
                 Ok(Some(m)) => report.responses.push(m),
                 Ok(None) => {}
                 Err(e) => {
-                    world.events.emit(TeamEvent::RoleFailed { role: name.to_string(), error: e.to_string() });
+                    world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error: e.to_string() });
                     report.failures.push((name.to_string(), e));
                 }
             }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use super::cost::CostEntry;
 use super::message::MessageRef;
+use super::shared_str::SharedStr;
 
 /// Why a team stopped running.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -29,28 +30,30 @@ pub enum StopReason {
     Interrupted,
 }
 
-/// One thing that happened.
+/// One thing that happened. Names are [`SharedStr`]s: a running team emits
+/// several events per call, and copying a role's name into each is most of
+/// what building them costs.
 #[derive(Debug, Clone)]
 pub enum TeamEvent {
     RoundStarted { round: u32 },
     /// A role starts a step: "thinking", "running WritePRD", ...
-    RoleBusy { role: String, doing: String },
+    RoleBusy { role: SharedStr, doing: SharedStr },
     /// A call starts; `quiet` calls (a classification) are not conversation.
-    LlmStarted { role: String, model: String, quiet: bool },
-    LlmDelta { role: String, text: String },
+    LlmStarted { role: SharedStr, model: SharedStr, quiet: bool },
+    LlmDelta { role: SharedStr, text: String },
     /// A role's call pauses `seconds` before trying again (a rate limit,
     /// a busy provider); the next delta or the call's end clears it.
-    Waiting { role: String, seconds: u64, reason: String },
-    LlmFinished { role: String, entry: CostEntry },
+    Waiting { role: SharedStr, seconds: u64, reason: String },
+    LlmFinished { role: SharedStr, entry: CostEntry },
     /// A message entered the environment (or a role's own buffer).
     Published { message: MessageRef },
     /// A message no role's addresses matched (MetaGPT logs a warning).
     Undelivered { message: MessageRef },
-    RoleFailed { role: String, error: String },
+    RoleFailed { role: SharedStr, error: String },
     /// A role waits for the user's answer to question `id`.
-    AskHuman { id: u64, role: String, question: String },
+    AskHuman { id: u64, role: SharedStr, question: String },
     /// A role shows the user something (RoleZero's `reply_to_human`).
-    ReplyToHuman { role: String, content: String },
+    ReplyToHuman { role: SharedStr, content: String },
     RoundFinished { round: u32 },
     Stopped { reason: StopReason },
 }
@@ -73,8 +76,13 @@ impl EventSink {
     }
 
     pub fn emit(&self, event: TeamEvent) {
+        self.emit_ref(&event)
+    }
+
+    /// Emit an event the caller keeps (to take its parts back).
+    pub fn emit_ref(&self, event: &TeamEvent) {
         if let Some(f) = &self.0 {
-            f(&event)
+            f(event)
         }
     }
 

@@ -23,6 +23,7 @@ use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
 use super::llm::{ChatMessage, ChatRequest, Llm, LlmError, StreamEvent, Usage};
 use super::role::RoleError;
+use super::shared_str::SharedStr;
 
 /// A finished call of the pending reaction: which request, what answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,18 +59,17 @@ impl CallJournal {
         self.cursor = 0;
     }
 
-    fn replay(&mut self, request: u64) -> Option<String> {
-        match self.entries.get(self.cursor) {
-            Some(e) if e.request == request => {
-                self.cursor += 1;
-                Some(e.answer.clone())
-            }
-            Some(_) => {
-                // The conversation went another way: the rest is stale.
-                self.entries.truncate(self.cursor);
-                None
-            }
-            None => None,
+    /// The next entry's answer if it was for this request (`digest` is
+    /// asked for only when there is a next entry).
+    fn replay(&mut self, digest: impl FnOnce() -> u64) -> Option<String> {
+        let next = self.entries.get(self.cursor)?.request;
+        if next == digest() {
+            self.cursor += 1;
+            Some(self.entries[self.cursor - 1].answer.clone())
+        } else {
+            // The conversation went another way: the rest is stale.
+            self.entries.truncate(self.cursor);
+            None
         }
     }
 
@@ -109,15 +109,38 @@ const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
 const K3: u64 = 0x5899_65cc_7537_4cc3;
 
 /// The high and low halves of the 128-bit product, xored.
+#[inline(always)]
 fn fold(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-fn word(bytes: &[u8]) -> u64 {
+/// The 8 bytes at `at`, little-endian (a plain load: the size-optimized
+/// build would otherwise call `memcpy` for every word).
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
-    w[..bytes.len()].copy_from_slice(bytes);
+    w.copy_from_slice(&bytes[at..at + 8]);
     u64::from_le_bytes(w)
+}
+
+/// Up to 8 bytes, zero-padded, little-endian (a field's last bytes).
+#[inline(always)]
+fn short_word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    if n >= 4 {
+        // Two 4-byte reads that overlap in the middle: the shared bytes
+        // are the same in both, so or-ing them places every byte once.
+        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let hi = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
+        u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
+    } else {
+        let mut w = 0u64;
+        for (i, &b) in bytes.iter().enumerate() {
+            w |= u64::from(b) << (8 * i);
+        }
+        w
+    }
 }
 
 /// Mix one length-prefixed field into `hash`.
@@ -125,18 +148,19 @@ fn digest_field(hash: u64, bytes: &[u8]) -> u64 {
     let len = bytes.len() as u64;
     let mut a = fold(hash ^ K0, len ^ K1);
     let mut b = a ^ K2;
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        a = fold(word(&block[0..8]) ^ K1, word(&block[8..16]) ^ a);
-        b = fold(word(&block[16..24]) ^ K2, word(&block[24..32]) ^ b);
+    let blocks = bytes.len() / 32;
+    for i in 0..blocks {
+        let block = &bytes[i * 32..i * 32 + 32];
+        a = fold(word_at(block, 0) ^ K1, word_at(block, 8) ^ a);
+        b = fold(word_at(block, 16) ^ K2, word_at(block, 24) ^ b);
     }
     let mut h = a ^ b;
-    let mut rest = blocks.remainder();
+    let mut rest = &bytes[blocks * 32..];
     while rest.len() >= 16 {
-        h = fold(word(&rest[0..8]) ^ K1, word(&rest[8..16]) ^ h);
+        h = fold(word_at(rest, 0) ^ K1, word_at(rest, 8) ^ h);
         rest = &rest[16..];
     }
-    let (lo, hi) = if rest.len() > 8 { (word(&rest[..8]), word(&rest[8..])) } else { (word(rest), 0) };
+    let (lo, hi) = if rest.len() > 8 { (word_at(rest, 0), short_word(&rest[8..])) } else { (short_word(rest), 0) };
     h = fold(lo ^ K3, hi ^ h ^ len);
     fold(h ^ K0, h ^ K3)
 }
@@ -146,11 +170,14 @@ fn digest_field(hash: u64, bytes: &[u8]) -> u64 {
 pub struct LlmGate {
     llm: Rc<dyn Llm>,
     ledger: Rc<RefCell<CostLedger>>,
-    role: Rc<str>,
+    role: SharedStr,
     events: EventSink,
     journal: Rc<RefCell<CallJournal>>,
     /// The answer is bookkeeping (a classification), not for the conversation.
     quiet: bool,
+    /// The caller makes the answer part of the role's state before it next
+    /// awaits: no journal entry could ever be saved or replayed.
+    absorbed: bool,
     /// Write-through: kept before every call that is made.
     checkpoints: Option<Rc<Checkpoints>>,
 }
@@ -159,17 +186,25 @@ impl LlmGate {
     pub fn new(
         llm: Rc<dyn Llm>,
         ledger: Rc<RefCell<CostLedger>>,
-        role: impl Into<Rc<str>>,
+        role: impl Into<SharedStr>,
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: role.into(), events, journal, quiet: false, checkpoints: None }
+        Self { llm, ledger, role: role.into(), events, journal, quiet: false, absorbed: false, checkpoints: None }
     }
 
     /// The same door, for a call whose answer the UI need not show (it is
     /// still metered and journaled).
     pub fn quietly(&self) -> Self {
         Self { quiet: true, ..self.clone() }
+    }
+
+    /// The same door, for a call whose answer the caller absorbs into the
+    /// role's state (and clears the journal) before its next `.await`: the
+    /// answer is not journaled, and the request is digested only if the
+    /// journal has an entry to compare it with.
+    pub(crate) fn absorbed(self) -> Self {
+        Self { absorbed: true, ..self }
     }
 
     /// The same door, keeping a checkpoint before each call it makes.
@@ -184,11 +219,16 @@ impl LlmGate {
     /// Ask with a full chat; returns the answer's text.
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
         let model = self.llm.model();
-        let request = ChatRequest::new(model, messages);
-        let digest = request_digest(&request);
-        if let Some(answer) = self.journal.borrow_mut().replay(digest) {
+        let request = ChatRequest::new(self.ledger.borrow().shared_model(model), messages);
+        let mut digest = None;
+        if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);
         }
+        let digest = match (self.absorbed, digest) {
+            (true, _) => None,
+            (false, Some(digest)) => Some(digest),
+            (false, None) => Some(request_digest(&request)),
+        };
         let prompt_estimate = Usage::estimate(request.prompt_bytes(), 0).prompt_tokens;
         self.ledger.borrow().check(model, prompt_estimate)?;
         // Nothing this call depends on may be lost if the tab closes while
@@ -196,24 +236,32 @@ impl LlmGate {
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.to_string(), model: model.to_string(), quiet: self.quiet });
+        self.events.emit_with(|| TeamEvent::LlmStarted {
+            role: self.role.clone(),
+            model: self.ledger.borrow().shared_model(model),
+            quiet: self.quiet,
+        });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
             match event? {
-                StreamEvent::Delta(text) => {
+                StreamEvent::Delta(mut text) => {
                     if self.events.is_listening() {
-                        partial.push_str(&text);
-                        self.events.emit(TeamEvent::LlmDelta { role: self.role.to_string(), text });
-                    } else if partial.is_empty() {
-                        // Nobody shows the deltas: the first one's string is kept as it is.
+                        // Lent to the listener, then kept: no copy.
+                        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
+                        self.events.emit_ref(&event);
+                        let TeamEvent::LlmDelta { text: shown, .. } = event else { unreachable!() };
+                        text = shown;
+                    }
+                    if partial.is_empty() {
+                        // The first delta's string is kept as it is.
                         partial = text;
                     } else {
                         partial.push_str(&text);
                     }
                 }
                 StreamEvent::Waiting { ms, reason } => {
-                    self.events.emit_with(|| TeamEvent::Waiting { role: self.role.to_string(), seconds: ms.div_ceil(1000), reason });
+                    self.events.emit_with(|| TeamEvent::Waiting { role: self.role.clone(), seconds: ms.div_ceil(1000), reason });
                 }
                 StreamEvent::Done(done) => {
                     // Priced by the model asked for: providers answer with
@@ -225,9 +273,11 @@ impl LlmGate {
                         self.events.is_listening().then(|| entry.clone())
                     };
                     if let Some(entry) = entry {
-                        self.events.emit(TeamEvent::LlmFinished { role: self.role.to_string(), entry });
+                        self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
                     }
-                    self.journal.borrow_mut().record(digest, &done.text);
+                    if let Some(digest) = digest {
+                        self.journal.borrow_mut().record(digest, &done.text);
+                    }
                     return Ok(done.text);
                 }
             }
@@ -248,5 +298,27 @@ impl LlmGate {
         }
         messages.push(ChatMessage::user(prompt));
         self.ask(messages).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Digests are saved with a pending reaction's journal: they must not
+    /// change between builds, or a resumed run pays for its calls again.
+    /// Pinned over every tail length (0..=100 bytes), a long turn and the
+    /// field boundaries.
+    #[test]
+    fn request_digests_are_stable() {
+        let text: String = (0..5000u32).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+        let mut folded = 0u64;
+        for len in (0..=100).chain([255, 256, 257, 4999, 5000]) {
+            let request = ChatRequest::new("gpt-4o", vec![ChatMessage::system("You are"), ChatMessage::user(&text[..len])]);
+            folded = folded.rotate_left(5) ^ request_digest(&request);
+        }
+        let one = request_digest(&ChatRequest::new("m", vec![ChatMessage::user("hello")]));
+        let none = request_digest(&ChatRequest::new("", vec![]));
+        assert_eq!((folded, one, none), (13433275123768572004, 7753924192559713786, 2994174510101210723));
     }
 }

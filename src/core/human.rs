@@ -73,12 +73,12 @@ impl Human for HumanDesk {
         };
         let (tx, rx) = oneshot::channel();
         self.waiting.borrow_mut().push((id, tx));
-        self.events.emit(TeamEvent::AskHuman { id, role: role.to_string(), question: question.to_string() });
+        self.events.emit(TeamEvent::AskHuman { id, role: role.into(), question: question.to_string() });
         Box::pin(async move { rx.await.unwrap_or_else(|_| STOP_ANSWER.to_string()) })
     }
 
     fn reply(&self, role: &str, content: &str) {
-        self.events.emit(TeamEvent::ReplyToHuman { role: role.to_string(), content: content.to_string() });
+        self.events.emit(TeamEvent::ReplyToHuman { role: role.into(), content: content.to_string() });
     }
 }
 

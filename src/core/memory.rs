@@ -8,45 +8,21 @@
 //! stored once. Memory saves as a list of ids; the messages themselves are
 //! saved once per team (see `snapshot`).
 
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashSet;
 
+use super::fast_hash::{FastMap, FastSet};
 use super::message::{ActionKind, Message, MessageId, MessageRef};
 
 /// An ordered, deduplicated list of messages.
 #[derive(Debug, Clone, Default)]
 pub struct Memory {
     storage: Vec<MessageRef>,
-    ids: HashSet<MessageId, BuildHasherDefault<IdHasher>>,
-    by_action: HashMap<ActionKind, Vec<usize>>,
+    ids: FastSet<MessageId>,
+    by_action: FastMap<ActionKind, Vec<usize>>,
     /// The history text of the first `lines` messages, rendered lazily and
     /// extended on demand: a role asks for its whole history on every think
     /// and act, and re-rendering it each time made a step grow with it.
     rendered: Rendered,
-}
-
-/// Hashes a message id with one multiply. Ids are handed out by the team's
-/// own `IdSource`, never chosen by an adversary, so the flood resistance of
-/// the default (SipHash) buys nothing on the add path it dominated.
-#[derive(Debug, Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn finish(&self) -> u64 {
-        // hashbrown picks buckets from the low bits and tags from the top
-        // seven: fold the well-mixed high half down.
-        self.0 ^ (self.0 >> 32)
-    }
 }
 
 /// A prefix of the memory rendered as history lines (see [`Memory::history_text`]).

@@ -10,6 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::rc::Rc;
 
+pub use super::addresses::Addresses;
+use super::shared_str::SharedStr;
+
 use serde::{Deserialize, Serialize};
 
 /// The address every role has.
@@ -42,8 +45,12 @@ impl ActionKind {
     pub fn new(name: &str) -> Self {
         ActionKind(Rc::from(name))
     }
+    /// Shared, not made anew: every message starts as one.
     pub fn user_requirement() -> Self {
-        Self::new(USER_REQUIREMENT)
+        thread_local! {
+            static KIND: ActionKind = ActionKind::new(USER_REQUIREMENT);
+        }
+        KIND.with(Clone::clone)
     }
     pub fn as_str(&self) -> &str {
         &self.0
@@ -84,8 +91,8 @@ pub struct Message {
     pub cause_by: ActionKind,
     /// The sending role's name (empty for the user).
     #[serde(default)]
-    pub sent_from: String,
-    pub send_to: BTreeSet<String>,
+    pub sent_from: SharedStr,
+    pub send_to: Addresses,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, String>,
 }
@@ -99,8 +106,8 @@ impl Message {
             instruct_content: None,
             role: MsgRole::User,
             cause_by: ActionKind::user_requirement(),
-            sent_from: String::new(),
-            send_to: BTreeSet::from([ALL.to_string()]),
+            sent_from: SharedStr::default(),
+            send_to: Addresses::all(),
             metadata: BTreeMap::new(),
         }
     }
@@ -115,7 +122,7 @@ impl Message {
         self
     }
 
-    pub fn from_role(mut self, name: impl Into<String>) -> Self {
+    pub fn from_role(mut self, name: impl Into<SharedStr>) -> Self {
         self.sent_from = name.into();
         self
     }

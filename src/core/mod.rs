@@ -7,11 +7,13 @@
 //! and id source passed in by the caller).
 
 pub mod action;
+pub mod addresses;
 pub mod action_node;
 pub mod checkpoint;
 pub mod cost;
 pub mod environment;
 pub mod events;
+mod fast_hash;
 pub mod gate;
 pub mod human;
 mod join;
@@ -30,6 +32,7 @@ pub mod recipes;
 pub mod role;
 pub mod sandbox;
 pub mod settings;
+pub mod shared_str;
 pub mod snapshot;
 #[cfg(test)]
 mod scenarios;

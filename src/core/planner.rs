@@ -61,7 +61,7 @@ pub async fn plan_and_act(role: &mut Role, world: &World) -> Result<MessageRef, 
             let feedback = format!("Task {} failed with this result:\n{}\nRevise the current task.", task.id, output.content);
             update_plan(role, world, &feedback).await?;
         }
-        world.events.emit(TeamEvent::RoleBusy { role: role.spec.name.clone(), doing: "plan updated".into() });
+        world.events.emit(TeamEvent::RoleBusy { role: role.shared_name(), doing: "plan updated".into() });
     }
     let summary = plan_summary(&role.state.plan.borrow());
     let message = Rc::new(
@@ -83,7 +83,7 @@ async fn update_plan(role: &mut Role, world: &World, feedback: &str) -> Result<(
     let prefix = role.prefix(&world.env_desc, &world.post.borrow().role_names());
     let mut error_note = String::new();
     for _ in 0..MAX_PLAN_ATTEMPTS {
-        world.events.emit(TeamEvent::RoleBusy { role: role.spec.name.clone(), doing: "planning".into() });
+        world.events.emit(TeamEvent::RoleBusy { role: role.shared_name(), doing: "planning".into() });
         let prompt = write_plan_prompt(&role.state.plan.borrow(), &context_text(role), feedback, &error_note);
         let gate = role.gate_for(world);
         let answer = gate.aask(&prefix, &prompt).await?;

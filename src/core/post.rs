@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::rc::Rc;
 
+use super::fast_hash::FastMap;
 use super::message::{MessageRef, ALL};
 
 #[derive(Debug, Default)]
@@ -20,7 +21,7 @@ pub struct PostOffice {
     /// The registered roles, in hiring order.
     members: Vec<Member>,
     /// Position in `members` by name.
-    index: HashMap<String, usize>,
+    index: FastMap<String, usize>,
     /// The members' names in hiring order, shared (see [`PostOffice::names`]).
     /// Made on first use after a registration (building a team of fifty
     /// must not copy the names fifty times).
@@ -78,9 +79,15 @@ impl PostOffice {
         let mut delivered = 0;
         // `Message::is_for`, with "sent to all" asked once per message.
         let to_all = message.send_to.contains(ALL);
+        let room = self.members.len().max(4);
         for member in &mut self.members {
             let for_it = to_all || message.is_for_one_of(&member.addresses);
             if for_it || (member.listener && message.sent_from != member.name) {
+                if member.buffer.capacity() == 0 {
+                    // Room for a message from every member at once (a
+                    // round's replies) instead of growing through them.
+                    member.buffer.reserve(room);
+                }
                 member.buffer.push_back(message.clone());
                 delivered += usize::from(for_it);
             }

@@ -89,44 +89,44 @@ impl RunView {
                 self.state = RunState::Running;
             }
             TeamEvent::RoleBusy { role, doing } => {
-                self.busy.insert(role.clone(), doing.clone());
+                self.busy.insert(role.to_string(), doing.to_string());
             }
             TeamEvent::LlmStarted { role, quiet, .. } => {
-                self.busy.insert(role.clone(), "thinking".into());
+                self.busy.insert(role.to_string(), "thinking".into());
                 if *quiet {
-                    self.quiet.insert(role.clone());
+                    self.quiet.insert(role.to_string());
                 } else {
-                    self.quiet.remove(role);
+                    self.quiet.remove(role.as_str());
                     let i = self.push(role, EntryKind::Answer, String::new());
                     self.entries[i].live = true;
-                    self.live.insert(role.clone(), i);
+                    self.live.insert(role.to_string(), i);
                 }
             }
             TeamEvent::Waiting { role, seconds, reason } => {
-                self.waiting.insert(role.clone());
-                self.busy.insert(role.clone(), format!("waiting {seconds} s ({reason})"));
+                self.waiting.insert(role.to_string());
+                self.busy.insert(role.to_string(), format!("waiting {seconds} s ({reason})"));
             }
             TeamEvent::LlmDelta { role, text } => {
                 // The call proceeds: the wait is over.
-                if self.waiting.remove(role) {
-                    self.busy.insert(role.clone(), "thinking".into());
+                if self.waiting.remove(role.as_str()) {
+                    self.busy.insert(role.to_string(), "thinking".into());
                 }
-                if !self.quiet.contains(role) {
+                if !self.quiet.contains(role.as_str()) {
                     self.append_delta(role, text);
                 }
             }
             TeamEvent::LlmFinished { role, entry } => {
-                self.quiet.remove(role);
-                self.waiting.remove(role);
-                if let Some(i) = self.live.remove(role) {
+                self.quiet.remove(role.as_str());
+                self.waiting.remove(role.as_str());
+                if let Some(i) = self.live.remove(role.as_str()) {
                     let (thoughts, commands) = split_commands(&self.entries[i].text);
                     let e = &mut self.entries[i];
                     e.live = false;
                     e.text = thoughts;
                     e.commands = commands;
                 }
-                self.busy.remove(role);
-                let line = self.cost.entry(role.clone()).or_default();
+                self.busy.remove(role.as_str());
+                let line = self.cost.entry(role.to_string()).or_default();
                 line.calls += 1;
                 line.prompt_tokens += entry.prompt_tokens;
                 line.completion_tokens += entry.completion_tokens;
@@ -145,15 +145,15 @@ impl RunView {
                 } else {
                     let to_all = message.send_to.iter().any(|a| a == super::message::ALL);
                     let to: Vec<&str> = message.send_to.iter().map(String::as_str).collect();
-                    let label = if to_all { message.sent_from.clone() } else { format!("{} → {}", message.sent_from, to.join(", ")) };
+                    let label = if to_all { message.sent_from.to_string() } else { format!("{} → {}", message.sent_from, to.join(", ")) };
                     self.push(&label, EntryKind::Message { to_all }, message.content.clone());
                 }
             }
             TeamEvent::Undelivered { .. } | TeamEvent::RoundFinished { .. } => {}
             TeamEvent::RoleFailed { role, error } => {
-                self.waiting.remove(role);
+                self.waiting.remove(role.as_str());
                 self.end_stream(role);
-                self.busy.remove(role);
+                self.busy.remove(role.as_str());
                 self.push(role, EntryKind::Error, error.clone());
             }
             TeamEvent::AskHuman { id, role, question } => {

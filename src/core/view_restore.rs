@@ -56,7 +56,7 @@ impl RunView {
             }
         }
         for entry in snapshot.ledger.entries() {
-            let line: &mut CostLine = view.cost.entry(entry.role.clone()).or_default();
+            let line: &mut CostLine = view.cost.entry(entry.role.to_string()).or_default();
             line.calls += 1;
             line.prompt_tokens += entry.prompt_tokens;
             line.completion_tokens += entry.completion_tokens;
@@ -84,7 +84,7 @@ impl RunView {
             let text = |key: &str| command.args.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
             match command.name.as_str() {
                 PUBLISH_TEAM_MESSAGE => next_published(self),
-                REPLY_TO_HUMAN => self.apply(&TeamEvent::ReplyToHuman { role: role.to_string(), content: text("content") }),
+                REPLY_TO_HUMAN => self.apply(&TeamEvent::ReplyToHuman { role: role.into(), content: text("content") }),
                 // Asked before the reload; if it was still open, the role
                 // asks again when the session continues.
                 ASK_HUMAN => {

@@ -44,7 +44,7 @@ impl<D: EventDecoder> EventStream<D> {
     /// A decoder for the answer to `request` (its model name is the fallback
     /// when the server names none).
     pub fn for_request(request: &ChatRequest) -> Self {
-        Self::with(D::start(request.prompt_chars(), request.model.clone()))
+        Self::with(D::start(request.prompt_chars(), request.model.to_string()))
     }
 
     fn with(decoder: D) -> Self {

@@ -23,6 +23,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
+use super::shared_str::SharedStr;
 
 /// Who speaks a chat turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,7 +56,8 @@ impl ChatMessage {
 /// A provider-neutral completion request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
-    pub model: String,
+    /// Shared: a role asks the same model on every call.
+    pub model: SharedStr,
     pub messages: Vec<ChatMessage>,
     /// Upper bound on completion tokens (required by Anthropic; codecs supply a
     /// default when `None`).
@@ -66,7 +68,7 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
-    pub fn new(model: impl Into<String>, messages: Vec<ChatMessage>) -> Self {
+    pub fn new(model: impl Into<SharedStr>, messages: Vec<ChatMessage>) -> Self {
         Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false }
     }
 
