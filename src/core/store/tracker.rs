@@ -12,10 +12,8 @@
 //! with one shortcut: the cost ledger only grows, so its saved entries are
 //! checked by their count and the last one, not compared one by one.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::core::cost::CostEntry;
+use crate::core::fast_hash::FastSet;
 use crate::core::files::ProjectFiles;
 use crate::core::message::{MessageId, MessageRef};
 use crate::core::snapshot::{Frame, RoleSnapshot, TeamSnapshot};
@@ -36,28 +34,9 @@ pub struct Tracker {
     files: ProjectFiles,
 }
 
-/// Message ids, hashed with one multiply (ids come from the team's own
+/// Message ids, by the core's fast hasher (ids come from the team's own
 /// counter, so SipHash's flood resistance buys nothing here).
-type Ids = HashSet<MessageId, BuildHasherDefault<IdHasher>>;
-
-#[derive(Debug, Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-}
+type Ids = FastSet<MessageId>;
 
 /// How many leading messages of `list` are `saved`'s ids.
 fn common_prefix(saved: &[MessageId], list: &[MessageRef]) -> usize {
