@@ -110,8 +110,8 @@ fn record(title: &str) -> SessionRecord {
     }
 }
 
-/// A session with one round run and committed; returns the store's id for it.
-async fn committed_session(store: &IdbStore) -> (String, Team) {
+/// A new empty session ("make 2048"); returns the store's id for it.
+async fn new_session(store: &IdbStore) -> String {
     let created = store.create_session(tabteam::core::store::NewSession {
         title: "t".into(),
         idea: "make 2048".into(),
@@ -119,7 +119,12 @@ async fn committed_session(store: &IdbStore) -> (String, Team) {
         settings: SessionSettings::default(),
         now_ms: 1,
     });
-    let id = created.await.expect("create").id;
+    created.await.expect("create").id
+}
+
+/// A session with one round run and committed; returns the store's id for it.
+async fn committed_session(store: &IdbStore) -> (String, Team) {
+    let id = new_session(store).await;
     let mut team = small_team(&["the PRD"]);
     team.run_project("make 2048");
     team.run(1).await;
@@ -429,14 +434,7 @@ async fn a_v2_database_is_migrated_to_chunks_and_resumes() {
 async fn logs_grow_across_chunk_boundaries_one_commit_at_a_time() {
     let name = fresh_name("chunks").await;
     let store = IdbStore::open(&name).await.expect("open");
-    let created = store.create_session(tabteam::core::store::NewSession {
-        title: "t".into(),
-        idea: "make 2048".into(),
-        team_kind: "sop".into(),
-        settings: SessionSettings::default(),
-        now_ms: 1,
-    });
-    let id = created.await.expect("create").id;
+    let id = new_session(&store).await;
     let mut team = small_team(&["the PRD"]);
     let mut writer = tabteam::core::store::SessionWriter::new(id.clone(), "tab", None);
     team.run_project("make 2048");
