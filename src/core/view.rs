@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
 use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
@@ -81,6 +82,17 @@ pub struct RunView {
 }
 
 impl RunView {
+    /// One paid call in the cost meter: its role's line and the total.
+    pub(crate) fn count_cost(&mut self, entry: &CostEntry) {
+        let line = self.cost.entry(entry.role.to_string()).or_default();
+        line.calls += 1;
+        line.prompt_tokens += entry.prompt_tokens;
+        line.completion_tokens += entry.completion_tokens;
+        line.dollars += entry.cost;
+        line.estimated |= entry.estimated;
+        self.total_dollars += entry.cost;
+    }
+
     /// Fold one event in.
     pub fn apply(&mut self, event: &TeamEvent) {
         match event {
@@ -126,13 +138,7 @@ impl RunView {
                     e.commands = commands;
                 }
                 self.busy.remove(role.as_str());
-                let line = self.cost.entry(role.to_string()).or_default();
-                line.calls += 1;
-                line.prompt_tokens += entry.prompt_tokens;
-                line.completion_tokens += entry.completion_tokens;
-                line.dollars += entry.cost;
-                line.estimated |= entry.estimated;
-                self.total_dollars += entry.cost;
+                self.count_cost(entry);
             }
             // A role's closing bookkeeping to everyone ("I have finished…")
             // says nothing the conversation has not shown.

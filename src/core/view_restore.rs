@@ -21,7 +21,7 @@ use super::message::{Message, MessageId, MsgRole};
 use super::rolezero::{parse_commands, ParseOutcome};
 use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
 use super::snapshot::TeamSnapshot;
-use super::view::{split_commands, CostLine, EntryKind, RunState, RunView};
+use super::view::{split_commands, EntryKind, RunState, RunView};
 
 /// The cause a RoleZero gives the answers it keeps in memory.
 const ZERO_ANSWER: &str = "RoleZero";
@@ -56,13 +56,7 @@ impl RunView {
             }
         }
         for entry in snapshot.ledger.entries() {
-            let line: &mut CostLine = view.cost.entry(entry.role.to_string()).or_default();
-            line.calls += 1;
-            line.prompt_tokens += entry.prompt_tokens;
-            line.completion_tokens += entry.completion_tokens;
-            line.dollars += entry.cost;
-            line.estimated |= entry.estimated;
-            view.total_dollars += entry.cost;
+            view.count_cost(entry);
         }
         view.round = snapshot.round;
         view.state = RunState::Stopped(reason);
