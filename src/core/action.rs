@@ -58,6 +58,15 @@ pub trait Action {
     }
 
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>>;
+
+    /// True when `run` makes at most one call through `cx.llm` and returns
+    /// as soon as it is answered, with nothing else to await. The role then
+    /// stores the answer as its message before anything else awaits, so the
+    /// call needs no journal entry (see `gate`): it is neither digested nor
+    /// copied into the journal. False unless an action says so.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// An action that asks the model once: the role prefix as the system prompt,
@@ -97,5 +106,10 @@ impl Action for AskAction {
             let answer = cx.llm.aask_owned(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
+    }
+
+    /// One call, returned as it comes.
+    fn answers_at_once(&self) -> bool {
+        true
     }
 }

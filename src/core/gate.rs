@@ -13,6 +13,7 @@
 //! has absorbed the answers into its state (a choice made, a message kept).
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::rc::Rc;
 
 use futures::StreamExt;
@@ -236,11 +237,7 @@ impl LlmGate {
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted {
-            role: self.role.clone(),
-            model: self.ledger.borrow().shared_model(model),
-            quiet: self.quiet,
-        });
+        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: request.model.clone(), quiet: self.quiet });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
@@ -286,18 +283,20 @@ impl LlmGate {
     }
 
     /// Ask with a system prompt and one user prompt.
-    pub async fn aask(&self, system: &str, prompt: &str) -> Result<String, RoleError> {
-        self.aask_owned(system, prompt.to_string()).await
+    pub fn aask(&self, system: &str, prompt: &str) -> impl Future<Output = Result<String, RoleError>> + '_ {
+        self.aask_owned(system, prompt.to_string())
     }
 
     /// [`LlmGate::aask`] with a prompt it may keep (no copy of a long prompt).
-    pub async fn aask_owned(&self, system: &str, prompt: String) -> Result<String, RoleError> {
+    /// The turns are made before it returns: the future is
+    /// [`LlmGate::ask`]'s own, not one more state machine around it.
+    pub fn aask_owned(&self, system: &str, prompt: String) -> impl Future<Output = Result<String, RoleError>> + '_ {
         let mut messages = Vec::with_capacity(2);
         if !system.is_empty() {
             messages.push(ChatMessage::system(system));
         }
         messages.push(ChatMessage::user(prompt));
-        self.ask(messages).await
+        self.ask(messages)
     }
 }
 

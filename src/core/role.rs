@@ -579,7 +579,9 @@ impl Role {
         let index = self.state.state as usize;
         world.events.emit_with(|| TeamEvent::RoleBusy { role: self.shared_name(), doing: self.busy_label(Some(index)) });
         let prefix = self.prefix_in(world);
-        let gate = self.gate_for(world);
+        // An action answering at once is absorbed below (the message kept,
+        // the journal cleared) before anything awaits.
+        let gate = if action.answers_at_once() { self.gate_for(world).absorbed() } else { self.gate_for(world) };
         let (history, history_text) = self.state.memory.history_with_text();
         let output: ActionOutput =
             action.run(ActionContext { history, history_text, prefix: &prefix, llm: &gate, task, files: &world.files }).await?;

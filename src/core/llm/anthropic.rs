@@ -78,7 +78,7 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     Ok(Completion {
         finish: stop_reason(response.stop_reason.as_deref()),
         usage,
-        model: response.model.unwrap_or_default(),
+        model: response.model.unwrap_or_default().into(),
         text,
     })
 }
@@ -180,7 +180,7 @@ impl AnthropicEvents {
         Completion {
             finish: stop_reason(self.stop_reason.as_deref()),
             usage,
-            model: std::mem::take(&mut self.model),
+            model: std::mem::take(&mut self.model).into(),
             text,
         }
     }

@@ -18,6 +18,7 @@ pub mod scripted;
 pub mod sse;
 
 use std::fmt;
+use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
@@ -131,8 +132,10 @@ pub struct Completion {
     pub text: String,
     pub finish: FinishReason,
     pub usage: Usage,
-    /// The model the provider says answered (may differ from the one asked for).
-    pub model: String,
+    /// The model the provider says answered (may differ from the one asked
+    /// for). Shared, not copied, by a model that names itself on every
+    /// call (the scripted one); an `Arc` so a completion stays `Send`.
+    pub model: Arc<str>,
 }
 
 /// One step of a streamed completion.
