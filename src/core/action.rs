@@ -38,8 +38,9 @@ pub struct ActionContext<'a> {
     /// The same, as text: each message's history line, joined by newlines
     /// (`Memory::history_text`, rendered once per message).
     pub history_text: &'a str,
-    /// The role's system-prompt prefix ("You are a ..., named ...").
-    pub prefix: &'a str,
+    /// The role's system-prompt prefix ("You are a ..., named ..."),
+    /// shared: a request can carry it without a copy.
+    pub prefix: &'a Rc<str>,
     pub llm: &'a LlmGate,
     /// In plan-and-act mode, the task being worked on.
     pub task: Option<&'a Task>,
@@ -103,7 +104,7 @@ impl Action for AskAction {
             }
             prompt.push_str("\n## Instruction\n");
             prompt.push_str(&self.instruction);
-            let answer = cx.llm.aask_owned(cx.prefix, prompt).await?;
+            let answer = cx.llm.aask_shared(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
     }

@@ -13,7 +13,6 @@
 //! has absorbed the answers into its state (a choice made, a message kept).
 
 use std::cell::RefCell;
-use std::future::Future;
 use std::rc::Rc;
 
 use futures::StreamExt;
@@ -283,20 +282,29 @@ impl LlmGate {
     }
 
     /// Ask with a system prompt and one user prompt.
-    pub fn aask(&self, system: &str, prompt: &str) -> impl Future<Output = Result<String, RoleError>> + '_ {
-        self.aask_owned(system, prompt.to_string())
+    pub async fn aask(&self, system: &str, prompt: &str) -> Result<String, RoleError> {
+        self.aask_owned(system, prompt.to_string()).await
     }
 
     /// [`LlmGate::aask`] with a prompt it may keep (no copy of a long prompt).
-    /// The turns are made before it returns: the future is
-    /// [`LlmGate::ask`]'s own, not one more state machine around it.
-    pub fn aask_owned(&self, system: &str, prompt: String) -> impl Future<Output = Result<String, RoleError>> + '_ {
+    pub async fn aask_owned(&self, system: &str, prompt: String) -> Result<String, RoleError> {
         let mut messages = Vec::with_capacity(2);
         if !system.is_empty() {
             messages.push(ChatMessage::system(system));
         }
         messages.push(ChatMessage::user(prompt));
-        self.ask(messages)
+        self.ask(messages).await
+    }
+
+    /// [`LlmGate::aask_owned`] with a system prompt the request shares
+    /// instead of copying (a role's prefix, sent on every call).
+    pub async fn aask_shared(&self, system: &Rc<str>, prompt: String) -> Result<String, RoleError> {
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(ChatMessage::system_shared(system.clone()));
+        }
+        messages.push(ChatMessage::user(prompt));
+        self.ask(messages).await
     }
 }
 

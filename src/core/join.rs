@@ -100,8 +100,9 @@ impl<F: Future> JoinEvery<F> {
         pending
     }
 
+    /// Every output, once all are in (collected in place: no new list).
     fn outputs(&mut self) -> Vec<F::Output> {
-        Vec::from(std::mem::take(&mut self.outputs)).into_iter().flatten().collect()
+        Vec::from(std::mem::take(&mut self.outputs)).into_iter().map(|o| o.expect("every future has finished")).collect()
     }
 }
 

@@ -226,7 +226,7 @@ fn split_system(request: &ChatRequest) -> (Option<String>, Vec<WireTurn>) {
                 last.content.push_str("\n\n");
                 last.content.push_str(&message.content);
             }
-            _ => turns.push(WireTurn { role, content: message.content.clone() }),
+            _ => turns.push(WireTurn { role, content: message.content.to_string() }),
         }
     }
     if turns.first().is_none_or(|t| t.role != "user") {
