@@ -239,7 +239,7 @@ fn expected_anthropic_run(expected: &Value) -> Run {
 }
 
 fn finished_run(saw_end: bool, text: String, finish: FinishReason, usage: Usage, error: Option<LlmError>) -> Run {
-    let done = saw_end.then(|| Completion { text: text.clone(), finish, usage, model: String::new() });
+    let done = saw_end.then(|| Completion { text: text.clone(), finish, usage, model: Default::default() });
     let finish =
         if saw_end || error.is_some() { Ok(()) } else { Err(LlmError::Truncated { partial_text: text.clone() }) };
     Run { deltas: text, done, error, after_end: 0, finish }
@@ -365,7 +365,7 @@ fn openrouter_usage_chunk_with_nonempty_choices() {
     assert_eq!(done.text, run.deltas);
     assert_eq!(done.finish, FinishReason::Stop);
     assert_eq!(done.usage, Usage { prompt_tokens: 25, completion_tokens: 40, estimated: false });
-    assert_eq!(done.model, "openai/gpt-4o-mini");
+    assert_eq!(&*done.model, "openai/gpt-4o-mini");
     assert_eq!(run_codec(Codec::OpenAi, bytes.chunks(7)), run);
 }
 

@@ -1,8 +1,8 @@
 //! S5: one role in REACT mode, actions A, B and C, 1,000 think-act steps
 //! in one round.
 //!
-//! The model answers a think prompt (the state prompt, which alone says
-//! "Choose the stage") with the step number mod 3, and an act with any
+//! The model answers a think prompt (the state prompt, the only prompt
+//! ending with its "answer -1." sentence) with the step number mod 3, and an act with any
 //! text. Steps are timed without touching the core: the team's event sink
 //! stamps each "thinking" event (the start of a step) and the end of the
 //! round, so step k lasts from its stamp to the next one.
@@ -24,20 +24,15 @@ use super::Figure;
 const STEPS: usize = 1_000;
 const WARM_UP: usize = 1;
 const RUNS: usize = 9;
-/// The state prompt's fixed tail, where "Choose the stage" is found.
-const TAIL: usize = 512;
+/// How the state prompt ends (`role::state_prompt`): no other prompt
+/// does, and the test is one comparison of its length, so the scripted
+/// model's own work does not grow with the history.
+const STATE_PROMPT_END: &str = "If your goal is met and no stage is needed, answer -1.\n";
 
-/// The think prompt is the only request whose last turn's tail says
-/// "Choose the stage"; only the tail is searched, so the scripted model's
-/// own work does not grow with the history.
+/// The think prompt is the only request whose last turn ends with the
+/// state prompt's last sentence.
 fn is_think(request: &ChatRequest) -> bool {
-    let Some(last) = request.messages.last() else { return false };
-    let text = last.content.as_str();
-    let mut start = text.len().saturating_sub(TAIL);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    text[start..].contains("Choose the stage")
+    request.messages.last().is_some_and(|last| last.content.ends_with(STATE_PROMPT_END))
 }
 
 /// Stamps of the steps' starts and of the round's end.

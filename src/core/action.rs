@@ -38,8 +38,9 @@ pub struct ActionContext<'a> {
     /// The same, as text: each message's history line, joined by newlines
     /// (`Memory::history_text`, rendered once per message).
     pub history_text: &'a str,
-    /// The role's system-prompt prefix ("You are a ..., named ...").
-    pub prefix: &'a str,
+    /// The role's system-prompt prefix ("You are a ..., named ..."),
+    /// shared: a request can carry it without a copy.
+    pub prefix: &'a Rc<str>,
     pub llm: &'a LlmGate,
     /// In plan-and-act mode, the task being worked on.
     pub task: Option<&'a Task>,
@@ -58,6 +59,15 @@ pub trait Action {
     }
 
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>>;
+
+    /// True when `run` makes at most one call through `cx.llm` and returns
+    /// as soon as it is answered, with nothing else to await. The role then
+    /// stores the answer as its message before anything else awaits, so the
+    /// call needs no journal entry (see `gate`): it is neither digested nor
+    /// copied into the journal. False unless an action says so.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// An action that asks the model once: the role prefix as the system prompt,
@@ -94,8 +104,13 @@ impl Action for AskAction {
             }
             prompt.push_str("\n## Instruction\n");
             prompt.push_str(&self.instruction);
-            let answer = cx.llm.aask_owned(cx.prefix, prompt).await?;
+            let answer = cx.llm.aask_shared(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
+    }
+
+    /// One call, returned as it comes.
+    fn answers_at_once(&self) -> bool {
+        true
     }
 }

@@ -236,11 +236,7 @@ impl LlmGate {
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted {
-            role: self.role.clone(),
-            model: self.ledger.borrow().shared_model(model),
-            quiet: self.quiet,
-        });
+        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: request.model.clone(), quiet: self.quiet });
         let mut stream = self.llm.stream(request);
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
@@ -295,6 +291,17 @@ impl LlmGate {
         let mut messages = Vec::with_capacity(2);
         if !system.is_empty() {
             messages.push(ChatMessage::system(system));
+        }
+        messages.push(ChatMessage::user(prompt));
+        self.ask(messages).await
+    }
+
+    /// [`LlmGate::aask_owned`] with a system prompt the request shares
+    /// instead of copying (a role's prefix, sent on every call).
+    pub async fn aask_shared(&self, system: &Rc<str>, prompt: String) -> Result<String, RoleError> {
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(ChatMessage::system_shared(system.clone()));
         }
         messages.push(ChatMessage::user(prompt));
         self.ask(messages).await

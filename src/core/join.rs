@@ -8,16 +8,34 @@
 //! polls each unfinished one again. That is linear in the roles per wake,
 //! which for the tens of roles of a team costs less than the bookkeeping it
 //! replaces. It does not poll a finished future again, and never spawns.
+//!
+//! A future that suspends only to let the others run (it wakes itself
+//! before returning `Pending`, as the scripted model and `yield_now` do) is
+//! polled again by the join itself, in its next pass over the futures,
+//! instead of going back to the executor first: in the tab every such trip
+//! is a microtask and two crossings between wasm and JavaScript. The
+//! passes are the same as before, in the same order; only who starts the
+//! next one changes. A wake from outside a poll (a network answer) reaches
+//! the executor as before, and after [`PASSES`] passes in one poll the join
+//! hands back to the executor anyway.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use futures::task::AtomicWaker;
+
+/// Passes over the futures in one poll of the join, at most, before it
+/// lets the executor schedule it again.
+const PASSES: usize = 256;
 
 /// Poll every future until all are done; their outputs in input order.
 pub fn join_every<F: Future>(futures: impl IntoIterator<Item = F>) -> JoinEvery<F> {
     let running: Box<[Option<F>]> = futures.into_iter().map(Some).collect();
     let outputs = running.iter().map(|_| None).collect();
-    JoinEvery { running, outputs }
+    JoinEvery { running, outputs, relay: None }
 }
 
 pub struct JoinEvery<F: Future> {
@@ -25,17 +43,47 @@ pub struct JoinEvery<F: Future> {
     running: Box<[Option<F>]>,
     /// Boxed too, so `JoinEvery` is `Unpin` whatever the outputs are.
     outputs: Box<[Option<F::Output>]>,
+    /// The waker the futures get, made when one first suspends.
+    relay: Option<(Arc<Relay>, Waker)>,
 }
 
-impl<F: Future> Future for JoinEvery<F> {
-    type Output = Vec<F::Output>;
+/// The futures' waker: a wake during the join's own poll only marks that
+/// another pass is due; any other wake goes to the executor's waker.
+#[derive(Default)]
+struct Relay {
+    polling: AtomicBool,
+    woken: AtomicBool,
+    outer: AtomicWaker,
+}
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // `JoinEvery` is `Unpin`: the futures live in the boxed slice, which
-        // moving it does not move.
-        let this = self.get_mut();
+impl Wake for Relay {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref()
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self.polling.load(Relaxed) {
+            self.woken.store(true, Relaxed);
+        } else {
+            self.outer.wake();
+        }
+    }
+}
+
+/// Ends the relay's polling even if a future panics.
+struct Polling<'a>(&'a Relay);
+
+impl Drop for Polling<'_> {
+    fn drop(&mut self) {
+        self.0.polling.store(false, Relaxed);
+    }
+}
+
+impl<F: Future> JoinEvery<F> {
+    /// Poll each unfinished future once; true if any is still pending.
+    fn pass(&mut self, cx: &mut Context<'_>) -> bool {
         let mut pending = false;
-        for (slot, output) in this.running.iter_mut().zip(this.outputs.iter_mut()) {
+        for (slot, output) in self.running.iter_mut().zip(self.outputs.iter_mut()) {
             if let Some(future) = slot {
                 // SAFETY: a future in `running` is never moved: the slice is
                 // never reallocated or handed out, and a slot is only
@@ -49,10 +97,66 @@ impl<F: Future> Future for JoinEvery<F> {
                 }
             }
         }
-        if pending {
-            return Poll::Pending;
+        pending
+    }
+
+    /// Every output, once all are in (collected in place: no new list).
+    fn outputs(&mut self) -> Vec<F::Output> {
+        Vec::from(std::mem::take(&mut self.outputs)).into_iter().map(|o| o.expect("every future has finished")).collect()
+    }
+}
+
+impl<F: Future> Future for JoinEvery<F> {
+    type Output = Vec<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // `JoinEvery` is `Unpin`: the futures live in the boxed slice, which
+        // moving it does not move.
+        let this = self.get_mut();
+        let (relay, waker) = match this.relay.take() {
+            Some(relay) => relay,
+            None => {
+                // The first pass runs on the executor's own waker: a round
+                // whose futures all finish at once needs no relay.
+                if !this.pass(cx) {
+                    return Poll::Ready(this.outputs());
+                }
+                // A future that woke itself is polled again below, on the
+                // relay; one waiting for something else will be woken
+                // through the executor's waker it already holds.
+                let relay = Arc::new(Relay::default());
+                let waker = Waker::from(relay.clone());
+                (relay, waker)
+            }
+        };
+        relay.outer.register(cx.waker());
+        let mut done = false;
+        {
+            relay.polling.store(true, Relaxed);
+            let _polling = Polling(&relay);
+            let mut inner = Context::from_waker(&waker);
+            for _ in 0..PASSES {
+                relay.woken.store(false, Relaxed);
+                if !this.pass(&mut inner) {
+                    done = true;
+                    break;
+                }
+                if !relay.woken.load(Relaxed) {
+                    break;
+                }
+            }
         }
-        Poll::Ready(Vec::from(std::mem::take(&mut this.outputs)).into_iter().flatten().collect())
+        if done {
+            return Poll::Ready(this.outputs());
+        }
+        if relay.woken.load(Relaxed) {
+            // Passes used up with a future still busy (or woken just as
+            // the polling ended): the executor polls the join again once
+            // it has run whatever else is waiting.
+            cx.waker().wake_by_ref();
+        }
+        this.relay = Some((relay, waker));
+        Poll::Pending
     }
 }
 
@@ -93,5 +197,94 @@ mod tests {
             i
         })));
         assert_eq!(out, (0..100).collect::<Vec<_>>());
+    }
+
+    /// A future that suspends only to let the others run is polled again
+    /// by the join: the executor polls the join once, not once per
+    /// suspension (each is a microtask in the tab).
+    #[test]
+    fn self_woken_futures_are_polled_again_without_the_executor() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::task::Wake;
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let log = RefCell::new(Vec::new());
+        let step = |name: &'static str, yields: usize| {
+            let log = &log;
+            async move {
+                for i in 0..yields {
+                    log.borrow_mut().push(format!("{name}{i}"));
+                    yield_now().await;
+                }
+                name
+            }
+        };
+        let mut join = join_every([step("a", 3), step("b", 1)]);
+        let mut cx = Context::from_waker(&waker);
+        let out = match Pin::new(&mut join).poll(&mut cx) {
+            Poll::Ready(out) => out,
+            Poll::Pending => panic!("every suspension was a self-wake: one poll finishes the join"),
+        };
+        assert_eq!(out, ["a", "b"]);
+        // The same interleaving as passes driven by the executor.
+        assert_eq!(*log.borrow(), ["a0", "b0", "a1", "a2"]);
+        // Only the first pass ran on the executor's waker.
+        assert!(count.0.load(Ordering::Relaxed) <= 2);
+    }
+
+    /// A future woken from outside (a network answer) still wakes the
+    /// executor, and a join that never stops waking itself hands back to
+    /// the executor after `PASSES` passes.
+    #[test]
+    fn outside_wakes_reach_the_executor_and_busy_joins_hand_back() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::task::Wake;
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let mut cx = Context::from_waker(&waker);
+
+        let slot: std::rc::Rc<RefCell<Option<Waker>>> = Default::default();
+        let ready = std::rc::Rc::new(std::cell::Cell::new(false));
+        let outside = {
+            let (slot, ready) = (slot.clone(), ready.clone());
+            std::future::poll_fn(move |cx| {
+                if ready.get() {
+                    return Poll::Ready(1);
+                }
+                *slot.borrow_mut() = Some(cx.waker().clone());
+                Poll::Pending
+            })
+        };
+        let mut join = join_every([outside]);
+        assert!(Pin::new(&mut join).poll(&mut cx).is_pending());
+        let before = count.0.load(Ordering::Relaxed);
+        ready.set(true);
+        slot.borrow_mut().take().expect("the future kept a waker").wake();
+        assert_eq!(count.0.load(Ordering::Relaxed), before + 1, "an outside wake reaches the executor");
+        assert_eq!(Pin::new(&mut join).poll(&mut cx), Poll::Ready(vec![1]));
+
+        let busy = std::future::poll_fn(|cx: &mut Context<'_>| -> Poll<()> {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        });
+        let mut join = join_every([busy]);
+        let before = count.0.load(Ordering::Relaxed);
+        assert!(Pin::new(&mut join).poll(&mut cx).is_pending());
+        assert!(Pin::new(&mut join).poll(&mut cx).is_pending());
+        assert!(count.0.load(Ordering::Relaxed) > before, "a busy join asks to be polled again");
     }
 }

@@ -348,18 +348,32 @@ impl Role {
         if !self.spec.desc.is_empty() {
             return self.spec.desc.clone();
         }
-        let mut prefix =
-            format!("You are {} {}, named {}, your goal is {}. ", article(&self.spec.profile), self.spec.profile, self.spec.name, self.spec.goal);
-        if !self.spec.constraints.is_empty() {
-            prefix.push_str(&format!("The constraint is {}. ", self.spec.constraints));
+        // Pushed piece by piece rather than formatted: every role of a new
+        // team makes its prefix on its first call.
+        let spec = &self.spec;
+        let mut prefix = String::with_capacity(64 + spec.profile.len() + spec.name.len() + spec.goal.len() + spec.constraints.len());
+        for piece in ["You are ", article(&spec.profile), " ", &spec.profile, ", named ", &spec.name, ", your goal is ", &spec.goal, ". "] {
+            prefix.push_str(piece);
+        }
+        if !spec.constraints.is_empty() {
+            for piece in ["The constraint is ", &spec.constraints, ". "] {
+                prefix.push_str(piece);
+            }
         }
         if !env_desc.is_empty() {
-            let others: Vec<&str> = role_names.iter().map(String::as_str).filter(|n| *n != self.spec.name).collect();
-            if others.is_empty() {
-                prefix.push_str(&format!("You are in {env_desc}."));
-            } else {
-                prefix.push_str(&format!("You are in {env_desc} with roles({}).", others.join(", ")));
+            prefix.push_str("You are in ");
+            prefix.push_str(env_desc);
+            let mut others = role_names.iter().filter(|n| **n != spec.name);
+            if let Some(first) = others.next() {
+                prefix.push_str(" with roles(");
+                prefix.push_str(first);
+                for other in others {
+                    prefix.push_str(", ");
+                    prefix.push_str(other);
+                }
+                prefix.push(')');
             }
+            prefix.push('.');
         }
         prefix
     }
@@ -579,7 +593,9 @@ impl Role {
         let index = self.state.state as usize;
         world.events.emit_with(|| TeamEvent::RoleBusy { role: self.shared_name(), doing: self.busy_label(Some(index)) });
         let prefix = self.prefix_in(world);
-        let gate = self.gate_for(world);
+        // An action answering at once is absorbed below (the message kept,
+        // the journal cleared) before anything awaits.
+        let gate = if action.answers_at_once() { self.gate_for(world).absorbed() } else { self.gate_for(world) };
         let (history, history_text) = self.state.memory.history_with_text();
         let output: ActionOutput =
             action.run(ActionContext { history, history_text, prefix: &prefix, llm: &gate, task, files: &world.files }).await?;

@@ -78,7 +78,7 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     Ok(Completion {
         finish: stop_reason(response.stop_reason.as_deref()),
         usage,
-        model: response.model.unwrap_or_default(),
+        model: response.model.unwrap_or_default().into(),
         text,
     })
 }
@@ -180,7 +180,7 @@ impl AnthropicEvents {
         Completion {
             finish: stop_reason(self.stop_reason.as_deref()),
             usage,
-            model: std::mem::take(&mut self.model),
+            model: std::mem::take(&mut self.model).into(),
             text,
         }
     }
@@ -226,7 +226,7 @@ fn split_system(request: &ChatRequest) -> (Option<String>, Vec<WireTurn>) {
                 last.content.push_str("\n\n");
                 last.content.push_str(&message.content);
             }
-            _ => turns.push(WireTurn { role, content: message.content.clone() }),
+            _ => turns.push(WireTurn { role, content: message.content.to_string() }),
         }
     }
     if turns.first().is_none_or(|t| t.role != "user") {

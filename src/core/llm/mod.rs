@@ -16,14 +16,18 @@ pub mod replay;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
+pub mod turn_text;
 
 use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use super::shared_str::SharedStr;
+pub use turn_text::TurnText;
 
 /// Who speaks a chat turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,18 +42,24 @@ pub enum ChatRole {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
     pub role: ChatRole,
-    pub content: String,
+    /// Owned, or shared with the role that sends it on every call (its
+    /// prefix as the system turn); reads and saves like a `String`.
+    pub content: TurnText,
 }
 
 impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::System, content: content.into() }
+        Self { role: ChatRole::System, content: TurnText::Owned(content.into()) }
+    }
+    /// A system turn sharing `content` instead of copying it.
+    pub fn system_shared(content: Rc<str>) -> Self {
+        Self { role: ChatRole::System, content: TurnText::Shared(content) }
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::User, content: content.into() }
+        Self { role: ChatRole::User, content: TurnText::Owned(content.into()) }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::Assistant, content: content.into() }
+        Self { role: ChatRole::Assistant, content: TurnText::Owned(content.into()) }
     }
 }
 
@@ -131,8 +141,10 @@ pub struct Completion {
     pub text: String,
     pub finish: FinishReason,
     pub usage: Usage,
-    /// The model the provider says answered (may differ from the one asked for).
-    pub model: String,
+    /// The model the provider says answered (may differ from the one asked
+    /// for). Shared, not copied, by a model that names itself on every
+    /// call (the scripted one); an `Arc` so a completion stays `Send`.
+    pub model: Arc<str>,
 }
 
 /// One step of a streamed completion.

@@ -66,7 +66,7 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     Ok(Completion {
         finish: finish_reason(choice.finish_reason.as_deref(), refused),
         usage,
-        model: response.model.unwrap_or_default(),
+        model: response.model.unwrap_or_default().into(),
         text,
     })
 }
@@ -153,7 +153,7 @@ impl OpenAiEvents {
         Completion {
             finish: finish_reason(self.finish_reason.as_deref(), self.refused),
             usage: self.usage.unwrap_or_else(|| estimate(self.prompt_chars, &text)),
-            model: std::mem::take(&mut self.model),
+            model: std::mem::take(&mut self.model).into(),
             text,
         }
     }

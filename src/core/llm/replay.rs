@@ -196,7 +196,7 @@ async fn type_next(mut t: Typing) -> Option<(Result<StreamEvent, LlmError>, Typi
         text: text.clone(),
         finish: FinishReason::Stop,
         usage: Usage::estimate(t.prompt_bytes, t.chars),
-        model: REPLAY_MODEL.to_string(),
+        model: REPLAY_MODEL.into(),
     };
     Some((Ok(StreamEvent::Done(done)), t))
 }
@@ -283,7 +283,7 @@ mod tests {
         let (deltas, done) = ask(&llm);
         assert_eq!(deltas, ["héll", "o wö", "rld"]);
         let done = done.unwrap();
-        assert_eq!((done.text.as_str(), done.model.as_str(), done.usage.estimated), ("héllo wörld", REPLAY_MODEL, true));
+        assert_eq!((done.text.as_str(), &*done.model, done.usage.estimated), ("héllo wörld", REPLAY_MODEL, true));
         assert_eq!(done.usage.completion_tokens, 3);
         // A pause before the first token, one per delta, one before the end.
         assert_eq!(*clock.slept.borrow(), [300, 20, 20, 20]);

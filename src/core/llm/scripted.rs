@@ -16,6 +16,7 @@ use std::task::{Context, Poll};
 use futures::stream::{LocalBoxStream, Stream};
 
 use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, StreamEvent, Usage};
+use std::sync::Arc;
 
 /// One scripted answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,14 +53,15 @@ type AnswerFn = Box<dyn Fn(usize, &ChatRequest) -> String>;
 /// A model that answers from a script. Cloning shares the script.
 #[derive(Clone)]
 pub struct ScriptedLlm {
-    model: String,
+    /// Shared with every answer's `Done` (no copy per call).
+    model: Arc<str>,
     script: Rc<RefCell<Script>>,
     /// Split each text answer into deltas of this many characters.
     chunk_chars: usize,
 }
 
 impl ScriptedLlm {
-    pub fn new(model: impl Into<String>, turns: impl IntoIterator<Item = Turn>) -> Self {
+    pub fn new(model: impl Into<Arc<str>>, turns: impl IntoIterator<Item = Turn>) -> Self {
         Self {
             model: model.into(),
             script: Rc::new(RefCell::new(Script { turns: turns.into_iter().collect(), ..Default::default() })),
@@ -70,14 +72,14 @@ impl ScriptedLlm {
     /// A model whose answer is computed from the call number and the request;
     /// it never runs out. For benchmarks, where a script of a million turns
     /// would measure the script.
-    pub fn answering(model: impl Into<String>, answer: impl Fn(usize, &ChatRequest) -> String + 'static) -> Self {
+    pub fn answering(model: impl Into<Arc<str>>, answer: impl Fn(usize, &ChatRequest) -> String + 'static) -> Self {
         let llm = Self::new(model, []);
         llm.script.borrow_mut().fallback = Some(Box::new(answer));
         llm
     }
 
     /// Texts, each one turn.
-    pub fn from_texts<S: Into<String>>(model: impl Into<String>, texts: impl IntoIterator<Item = S>) -> Self {
+    pub fn from_texts<S: Into<String>>(model: impl Into<Arc<str>>, texts: impl IntoIterator<Item = S>) -> Self {
         Self::new(model, texts.into_iter().map(|t| Turn::text(t)))
     }
 
@@ -156,7 +158,7 @@ struct Answer {
     chars: usize,
     chunk_chars: usize,
     prompt_bytes: usize,
-    model: String,
+    model: Arc<str>,
 }
 
 impl Stream for Answer {
@@ -186,7 +188,7 @@ impl Stream for Answer {
             }
             Some(Turn::Text { text, usage }) => {
                 let usage = usage.unwrap_or_else(|| Usage::estimate(this.prompt_bytes, this.chars));
-                let model = std::mem::take(&mut this.model);
+                let model = this.model.clone();
                 Some(Ok(StreamEvent::Done(Completion { text, finish: FinishReason::Stop, usage, model })))
             }
         };

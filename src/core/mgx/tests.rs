@@ -92,7 +92,7 @@ cross_test! {
             .requests()
             .iter()
             .filter(|r| r.messages[0].content.contains("You are a Team Leader, named Mike"))
-            .map(|r| r.messages.last().unwrap().content.clone())
+            .map(|r| r.messages.last().unwrap().content.to_string())
             .collect();
         assert!(mike_prompts[1].contains("No Plan"), "before planning");
         for (step, finished) in [(2, 0), (3, 1), (4, 2), (5, 3), (6, 4)] {

@@ -40,7 +40,7 @@ fn cmds(json: &str) -> String {
 const END: &str = r#"[{"command_name": "end"}]"#;
 
 fn last_prompt(llm: &ScriptedLlm, call: usize) -> String {
-    llm.requests()[call].messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n")
+    llm.requests()[call].messages.iter().map(|m| m.content.to_string()).collect::<Vec<_>>().join("\n")
 }
 
 cross_test! {
