@@ -143,7 +143,13 @@ impl<'a> IntoIterator for &'a Addresses {
 
 impl<S: Into<String>> FromIterator<S> for Addresses {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
-        Self::from_set(iter.into_iter().map(Into::into).collect())
+        // Inserted one by one: collecting sorts a Vec first (a slice sort
+        // of its own in the wasm).
+        let mut set = BTreeSet::new();
+        for address in iter {
+            set.insert(address.into());
+        }
+        Self::from_set(set)
     }
 }
 

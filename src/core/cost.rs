@@ -73,10 +73,13 @@ impl PartialEq for PriceTable {
 
 impl Default for PriceTable {
     fn default() -> Self {
-        Self {
-            prices: DEFAULT_PRICES.iter().map(|&(m, i, o)| (m.to_string(), Price::new(i, o))).collect(),
-            last: RefCell::default(),
+        // Inserted one by one: collecting into a map sorts a Vec first,
+        // a slice sort of its own in the wasm.
+        let mut prices = BTreeMap::new();
+        for &(model, input, output) in DEFAULT_PRICES {
+            prices.insert(model.to_string(), Price::new(input, output));
         }
+        Self { prices, last: RefCell::default() }
     }
 }
 

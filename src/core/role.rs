@@ -119,7 +119,12 @@ impl RoleSpec {
     }
 
     pub fn watch<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, kinds: I) -> Self {
-        self.watch = kinds.into_iter().map(|k| ActionKind::new(k.as_ref())).collect();
+        // Inserted one by one: collecting sorts a Vec first (a slice sort
+        // of its own in the wasm).
+        self.watch.clear();
+        for kind in kinds {
+            self.watch.insert(ActionKind::new(kind.as_ref()));
+        }
         self
     }
 

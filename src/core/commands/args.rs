@@ -108,12 +108,18 @@ pub(super) fn validate(spec: &CommandSpec, args: &Value) -> Result<Args, Command
         Ok(Args { values })
     } else {
         // Missing first, then wrong types, then strays: the order a model
-        // would fix them in.
-        problems.sort_by_key(|p| match p {
+        // would fix them in. A stable grouping by kind, without a sort
+        // (each slice sort is ~1.5 KB of wasm).
+        let rank = |p: &ArgProblem| match p {
             ArgProblem::Missing { .. } => 0,
             ArgProblem::WrongType { .. } => 1,
             ArgProblem::Unexpected { .. } => 2,
-        });
+        };
+        let mut grouped = Vec::with_capacity(problems.len());
+        for kind in 0..3 {
+            grouped.extend(problems.extract_if(.., |p| rank(p) == kind));
+        }
+        let problems = grouped;
         Err(CommandError::InvalidArgs { signature: spec.call_signature(), problems })
     }
 }

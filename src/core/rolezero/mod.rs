@@ -17,6 +17,7 @@
 mod parse;
 mod quick_think;
 mod repair;
+mod step;
 pub mod zero;
 #[cfg(test)]
 mod zero_tests;

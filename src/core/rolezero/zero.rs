@@ -20,6 +20,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
+pub use super::step::Step;
 use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
 use crate::core::commands::{register_plan_commands, Command, CommandSpec, HasPlan, Param, ParamType, Registry};
 use crate::core::experience::{render_example, Experience};
@@ -139,18 +140,6 @@ pub struct ZeroProgress {
     pub ended: bool,
     /// The reaction's response so far.
     pub response: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "at", rename_all = "snake_case")]
-pub enum Step {
-    /// Ask the model for the next commands.
-    #[default]
-    Think,
-    /// The model answered; parse it.
-    Act { answer: String },
-    /// Run `commands[next..]`; `outputs` holds the finished ones'.
-    Run { commands: Vec<Command>, next: usize, outputs: Vec<String>, failed: bool },
 }
 
 /// The RoleZero reactor: a command registry and a config.
