@@ -138,8 +138,8 @@ async fn a_full_disk_is_reported_and_nothing_is_half_written() {
     let (id, team) = committed_session(&store).await;
     let before = store.load_session(&id).await.expect("load");
 
-    // A batch whose messages and meta are written before the cost entry
-    // that hits the full disk.
+    // A batch whose messages, meta, cost entry and file are written before
+    // the session row, whose write hits the full disk.
     let first = team.snapshot();
     let mut next = first.clone();
     next.messages.push(Message::new(MessageId(50), "a new message"));
@@ -149,7 +149,7 @@ async fn a_full_disk_is_reported_and_nothing_is_half_written() {
     let batch = Batch::between(Some(&first), &next).stamped(3, None);
     assert!(!batch.messages.is_empty() && !batch.costs.is_empty() && batch.history.is_some());
 
-    fail_puts(Some(("cost_chunks", "quota")));
+    fail_puts(Some(("sessions", "quota")));
     let result = store.commit(&id, batch.clone()).await;
     fail_puts(None);
     assert_eq!(result, Err(StoreError::QuotaExceeded));
@@ -174,8 +174,9 @@ async fn a_request_failing_mid_commit_aborts_the_whole_commit() {
     }
     .stamped(4, None);
 
-    // The known message's write fails asynchronously (its key exists).
-    fail_puts(Some(("message_chunks", "conflict")));
+    // The tail row's write fails asynchronously (its key exists), after
+    // the session row's.
+    fail_puts(Some(("tails", "conflict")));
     let result = store.commit(&id, batch).await;
     fail_puts(None);
     assert!(matches!(&result, Err(StoreError::Other(m)) if m.contains("ConstraintError")), "{result:?}");
@@ -455,7 +456,80 @@ async fn logs_grow_across_chunk_boundaries_one_commit_at_a_time() {
     }
     store.close();
     let chunks = rows_in(&name, "message_chunks").await;
-    // About 0.3 MB of messages at ≤ 32 KiB a chunk, the big one alone.
-    assert!((8..=16).contains(&chunks), "{chunks} chunks");
-    assert!(rows_in(&name, "history").await <= 2 && rows_in(&name, "cost_chunks").await <= 3);
+    // About 0.3 MB of messages at ≤ 8 KiB a sealed chunk (the big one
+    // alone), the open chunk in the tail row.
+    assert!((30..=50).contains(&chunks), "{chunks} chunks");
+    let (history, costs) = (rows_in(&name, "history").await, rows_in(&name, "cost_chunks").await);
+    assert!(history <= 1 && (1..=12).contains(&costs), "{history} history chunks, {costs} cost chunks");
+    assert_eq!(rows_in(&name, "tails").await, 1);
+}
+
+#[wasm_bindgen_test]
+async fn a_v3_database_is_migrated_to_tails_and_resumes() {
+    let name = fresh_name("migration-v3").await;
+    let (data, mut team) = v2_session().await;
+    write_old(&name, 2, &data).await.close();
+    // Schema v3 as the previous tabteam made it from there.
+    IdbStore::open_at(&name, 3).await.expect("open at v3").close();
+    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
+    let (version, names) = (db.version().expect("version"), db.store_names());
+    db.close();
+    assert!(version == 3 && names.iter().any(|n| n == "roles") && !names.iter().any(|n| n == "tails"), "{version} {names:?}");
+
+    let store = IdbStore::open(&name).await.expect("open migrates");
+    let back = store.load_session("s1").await.expect("the v3 session is there");
+    assert_eq!(back, data, "every record came over: meta, ledger, roles with their lists");
+    store.close();
+    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
+    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
+    let names = db.store_names();
+    db.close();
+    assert!(names.iter().any(|n| n == "tails") && names.iter().any(|n| n == "role_lists"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "meta" || n == "ledger" || n == "roles"), "{names:?}");
+    assert_eq!(rows_in(&name, "tails").await, 1);
+
+    // It resumes: messages, costs and every role's buffer grow from there.
+    let store = IdbStore::open(&name).await.expect("open");
+    let saved = back.snapshot().expect("consistent");
+    let mut writer = tabteam::core::store::SessionWriter::new("s1", "tab", saved);
+    for i in 0..40 {
+        team.publish_user_message(&format!("after {i} {}", "y".repeat(300)), &[]);
+        team.ledger.borrow_mut().record("Alice", "m", Default::default());
+        let changes = team.with_frame(|frame| writer.changes(frame));
+        assert!(!changes.batch.roles.is_empty() && changes.batch.messages.len() == 1);
+        writer.commit(&store, changes, None, 10 + i).await.expect("commit");
+    }
+    store.close();
+    // A new connection reads it all from the database.
+    let store = IdbStore::open(&name).await.expect("open");
+    let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
+    assert_eq!(resumed, Some(team.snapshot()), "the whole team, roles included");
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_after_another_connection_wrote_loses_nothing() {
+    let name = fresh_name("two-writers").await;
+    let a = IdbStore::open(&name).await.expect("open a");
+    let b = IdbStore::open(&name).await.expect("open b");
+    let id = new_session(&a).await;
+    let message = |n: u64| Message::new(MessageId(n), format!("message {n}"));
+    let append = |n: u64, now: u64| Batch { messages: vec![message(n)], ..Batch::default() }.stamped(now, None);
+    a.commit(&id, append(1, 2)).await.expect("a writes");
+    // `b` appends and renames while `a` holds what it knew before.
+    b.load_session(&id).await.expect("b loads");
+    b.commit(&id, append(2, 3)).await.expect("b writes");
+    b.rename_session(&id, "renamed by b", 4).await.expect("b renames");
+    a.commit(&id, append(3, 5)).await.expect("a writes again");
+    let data = b.load_session(&id).await.expect("load");
+    assert_eq!(data.messages.iter().map(|m| m.id.0).collect::<Vec<_>>(), [1, 2, 3], "no message lost");
+    assert_eq!((data.session.title.as_str(), data.session.updated_ms), ("renamed by b", 5), "the rename kept");
+    // And again the other way round, after only a rename.
+    a.rename_session(&id, "renamed by a", 6).await.expect("a renames");
+    b.commit(&id, append(4, 7)).await.expect("b writes");
+    let data = a.load_session(&id).await.expect("load");
+    assert_eq!(data.messages.len(), 4);
+    assert_eq!(data.session.title, "renamed by a");
+    a.close();
+    b.close();
 }

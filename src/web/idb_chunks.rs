@@ -1,26 +1,38 @@
 //! The append-only logs of a session in IndexedDB (schema v3): the message
 //! log, the cost entries and the history are each kept as *chunks*, rows
 //! `{s, c, end, json}` under the key `[s, c]`, where `json` is a JSON array
-//! of up to about `CHUNK_BYTES` of entries in the order they were appended
-//! and `end` counts the entries up to and including this chunk.
+//! of up to about `LOG_CHUNK_BYTES` (or `ID_CHUNK_BYTES`) of entries in the order they were appended
+//! and `end` counts the entries up to and including this chunk. Since v4 a
+//! role's id lists are chunked the same way, under `[s, r, l, c]`.
 //!
-//! Appending reads the last chunk (one cursor step), extends it while it has
-//! room and starts the next one when it is full, so a commit writes what it
-//! adds plus at most one chunk it rewrites; a restore reads a few hundred
-//! rows with one `getAll` instead of one row per entry. The entries are
-//! never parsed on the way in: they are joined as JSON text.
+//! Appending extends the last chunk (its `Tail`, which the store keeps in
+//! memory after a load or a commit, else reads with one cursor step) while
+//! it has room and starts the next one when it is full, so a commit writes
+//! what it adds plus at most one small chunk it rewrites; a restore reads a
+//! few hundred rows with one `getAll` instead of one row per entry. The
+//! entries are never parsed on the way in: they are joined as JSON text.
 
-use idb::{CursorDirection, ObjectStore};
+use idb::ObjectStore;
 use js_sys::{Object, Reflect};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
 use super::{describe, num, session_range, IdbStore, StoreError};
 
-/// A chunk is closed once its JSON reaches this size.
-pub(super) const CHUNK_BYTES: usize = 32 * 1024;
+/// Schema v3 closed a chunk once its JSON reached this size (the v2 → v3
+/// upgrade still does).
+pub(super) const V3_CHUNK_BYTES: usize = 32 * 1024;
+/// Since v4 the open chunk of every log is in the session's tail row,
+/// which each commit rewrites: a chunk of the message log or of the cost
+/// entries is closed at this size, so a restore reads ~1 row per 8 KiB
+/// and a commit rewrites at most ~8 KiB of each...
+pub(super) const LOG_CHUNK_BYTES: usize = 8 * 1024;
+/// ... and a chunk of message ids (the history, a role's list: ~700 ids)
+/// at this one (a session of 10,000 messages has 25 role lists).
+pub(super) const ID_CHUNK_BYTES: usize = 4 * 1024;
 
 /// The last chunk of a log: where appending continues.
+#[derive(Debug, Clone)]
 pub(super) struct Tail {
     c: u32,
     end: u64,
@@ -28,6 +40,18 @@ pub(super) struct Tail {
 }
 
 impl Tail {
+    pub(super) fn new(c: u32, end: u64, json: String) -> Self {
+        Self { c, end, json }
+    }
+
+    pub(super) fn c(&self) -> u32 {
+        self.c
+    }
+
+    pub(super) fn into_json(self) -> String {
+        self.json
+    }
+
     /// How many entries the log holds.
     pub(super) fn end(&self) -> u64 {
         self.end
@@ -35,6 +59,7 @@ impl Tail {
 }
 
 /// A chunk to write: its number, its `end`, its JSON array.
+#[derive(Debug, Clone)]
 pub(super) struct Chunk {
     pub c: u32,
     pub end: u64,
@@ -43,11 +68,11 @@ pub(super) struct Chunk {
 
 /// The chunks that append `items` (each an entry's JSON) to a log whose
 /// last chunk is `tail` (`None`: an empty log). The first one rewrites
-/// `tail` when it still has room.
-pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: I) -> Vec<Chunk> {
+/// `tail` when it still has room; a chunk is closed at `limit` bytes.
+pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<&Tail>, items: I, limit: usize) -> Vec<Chunk> {
     let (mut c, mut end, mut json) = match tail {
-        Some(t) if t.json.len() < CHUNK_BYTES && t.json.ends_with(']') => {
-            let mut json = t.json;
+        Some(t) if t.json.len() < limit && t.json.ends_with(']') => {
+            let mut json = t.json.clone();
             json.pop();
             (t.c, t.end, json)
         }
@@ -57,7 +82,7 @@ pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: 
     let mut out = Vec::new();
     let mut touched = false;
     for item in items {
-        if json.len() > 1 && json.len() + item.len() >= CHUNK_BYTES {
+        if json.len() > 1 && json.len() + item.len() >= limit {
             json.push(']');
             out.push(Chunk { c, end, json: std::mem::replace(&mut json, "[".to_string()) });
             c += 1;
@@ -78,9 +103,16 @@ pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: 
 
 /// The row of a chunk of session `s`.
 pub(super) fn chunk_row(s: &str, chunk: &Chunk) -> Result<JsValue, StoreError> {
+    keyed_chunk_row(&[("s", s.into())], chunk)
+}
+
+/// The row of a chunk under the key fields `keys` (then `c`).
+pub(super) fn keyed_chunk_row(keys: &[(&str, JsValue)], chunk: &Chunk) -> Result<JsValue, StoreError> {
     let obj = Object::new();
     let set = |k: &str, v: &JsValue| Reflect::set(&obj, &JsValue::from_str(k), v).map(|_| ()).map_err(|e| StoreError::Other(describe(&e)));
-    set("s", &s.into())?;
+    for (k, v) in keys {
+        set(k, v)?;
+    }
     set("c", &num(u64::from(chunk.c)))?;
     set("end", &num(chunk.end))?;
     set("json", &JsValue::from_str(&chunk.json))?;
@@ -88,18 +120,6 @@ pub(super) fn chunk_row(s: &str, chunk: &Chunk) -> Result<JsValue, StoreError> {
 }
 
 impl IdbStore {
-    /// The last chunk of session `s` in `store`.
-    pub(super) async fn tail(&self, store: &ObjectStore, s: &str) -> Result<Option<Tail>, StoreError> {
-        let cursor = store
-            .open_cursor(Some(session_range(s)?), Some(CursorDirection::Prev))
-            .map_err(|e| self.idb_error(&e))?
-            .await
-            .map_err(|e| self.idb_error(&e))?;
-        let Some(cursor) = cursor else { return Ok(None) };
-        let row = cursor.value().map_err(|e| self.idb_error(&e))?;
-        tail_of(&row).map(Some)
-    }
-
     /// Every entry of session `s`'s log in `store`, in order.
     pub(super) async fn log<T: DeserializeOwned>(&self, store: &ObjectStore, s: &str) -> Result<Vec<T>, StoreError> {
         let rows = store
@@ -130,7 +150,7 @@ pub(super) fn entries<T: DeserializeOwned>(rows: &[JsValue]) -> Result<Vec<T>, S
     Ok(out)
 }
 
-fn tail_of(row: &JsValue) -> Result<Tail, StoreError> {
+pub(super) fn tail_of(row: &JsValue) -> Result<Tail, StoreError> {
     let field = |k: &str| Reflect::get(row, &JsValue::from_str(k)).ok();
     let number = |k: &str| field(k).and_then(|v| v.as_f64()).ok_or_else(|| StoreError::Corrupt(format!("a saved chunk has no \"{k}\"")));
     let json = field("json").and_then(|v| v.as_string()).ok_or_else(|| StoreError::Corrupt("a saved chunk has no data".into()))?;

@@ -10,13 +10,15 @@
 //!
 //! | store         | key path            | row                          | since |
 //! |---------------|---------------------|------------------------------|-------|
-//! | `sessions`    | `id`                | `{id, json: SessionRecord}`  | v1    |
-//! | `meta`        | `s`                 | `{s, json: MetaHead}` (v1–v2: `MetaRecord`, history inside) | v1 |
+//! | `sessions`    | `id`                | `{id, w, json: SessionRecord}` (`w`: write stamp, v4) | v1 |
+//! | `tails`       | `s`                 | `{s, json: TailRecord}` (`idb_tail.rs`) | v4 |
+//! | `meta`        | `s`                 | `{s, json: MetaHead}` (v1–v2: `MetaRecord`, history inside) | v1–v3 |
 //! | `history`     | `[s, c]`            | chunk of message ids         | v3    |
-//! | `ledger`      | `s`                 | `{s, json: LedgerRecord}`    | v1    |
+//! | `ledger`      | `s`                 | `{s, json: LedgerRecord}`    | v1–v3 |
 //! | `messages`    | `[s, id]`           | `{s, id, json: Message}`     | v1–v2 |
 //! | `message_chunks` | `[s, c]`         | chunk of `Message`s          | v3    |
-//! | `roles`       | `[s, name]`         | `{s, name, json: RoleRecord}`| v1    |
+//! | `roles`       | `[s, name]`         | `{s, name, json: RoleRecord}`| v1–v3 |
+//! | `role_lists`  | `[s, r, l, c]`      | chunk of a role's list of ids | v4   |
 //! | `project`     | `s`                 | `{s, json: ProjectFiles}`    | v1 only |
 //! | `files`       | `[s, p, v]`         | `{s, p, v, json: FileVersion}` | v2  |
 //! | `costs`       | `[s, seq]`          | `{s, seq, json: CostEntry}`  | v1–v2 |
@@ -26,20 +28,27 @@
 //! | `settings`    | out of line: `app`, `api_key`, counters | a JSON string | v1 |
 //!
 //! A chunk is `{s, c, end, json}`: a JSON array of entries in the order
-//! they were appended, about 32 KiB at most (`idb_chunks.rs`), so a commit
-//! rewrites at most the last chunk of a log and a restore reads a few
-//! hundred rows, not one per message and cost entry.
+//! they were appended (`idb_chunks.rs`), so a restore reads a few hundred
+//! rows, not one per message and cost entry. Since v4 the last, open chunk
+//! of every log is in the session's tail row with the meta head, the
+//! ledger head and the roles' records without their lists; only a full
+//! chunk goes to its log's store. A commit of a running team is then two
+//! puts (the tail, the session) and two gets (the session, the lease),
+//! issued together: see `commit_once` and ARCHITECTURE.md, "Storage".
 //!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
 //! version and drops `project`; 2→3 moves `messages` and `costs` into
 //! chunks and the meta's history into `history`, then drops the old
-//! stores), inside the upgrade transaction: a failing step aborts the
-//! upgrade and the old data stays as it was.
+//! stores; 3→4 moves each session's meta, ledger and roles into its tail
+//! row and the roles' lists into `role_lists`, then drops `meta`,
+//! `ledger` and `roles`), inside the upgrade transaction: a failing step
+//! aborts the upgrade and the old data stays as it was.
 //!
-//! Every `Store` method is one IndexedDB transaction; `commit` is one
-//! read-write transaction over exactly the stores the batch touches, and
-//! any failure aborts it (nothing half-written). DOMException names are
+//! Every `Store` method is one IndexedDB transaction (write transactions
+//! with relaxed durability); `commit` is one read-write transaction over
+//! exactly the stores the batch touches, and any failure aborts it
+//! (nothing half-written). DOMException names are
 //! mapped to `StoreError`s a person understands: `QuotaExceededError` →
 //! `QuotaExceeded`, a blocked upgrade → `Blocked`, no IndexedDB →
 //! `Unavailable`, `VersionError` → `TooNew`. When another tab opens a newer
@@ -51,12 +60,15 @@
 //! checked by the same contract tests.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::rc::Rc;
 
 use futures::future::{select, Either};
 #[path = "idb_chunks.rs"]
 mod chunks;
+#[path = "idb_tail.rs"]
+mod tail;
 
 use idb::{
     DatabaseEvent, Event as _, Factory, IndexParams, KeyPath, KeyRange, ObjectStore, ObjectStoreParams, Query,
@@ -66,6 +78,7 @@ use js_sys::{Array, Object, Reflect};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DomException, IdbDatabase, IdbTransaction, IdbTransactionMode};
 
@@ -74,8 +87,8 @@ use crate::core::files::ProjectFiles;
 use crate::core::message::Message;
 use crate::core::message::MessageId;
 use crate::core::store::{
-    file_versions, MetaHead, session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, InjectFault,
-    LedgerRecord, LockRecord, MetaRecord, NewExperience, RoleRecord, SessionData, SessionRecord, Store, StoreError,
+    file_versions, session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, InjectFault,
+    LockRecord, MetaRecord, NewExperience, RoleRecord, SessionData, SessionRecord, Store, StoreError,
     StoreFuture, SCHEMA_VERSION,
 };
 
@@ -89,6 +102,8 @@ const MESSAGES_V2: &str = "messages";
 const MESSAGE_CHUNKS: &str = "message_chunks";
 const HISTORY: &str = "history";
 const ROLES: &str = "roles";
+const ROLE_LISTS: &str = "role_lists";
+const TAILS: &str = "tails";
 const FILES: &str = "files";
 const PROJECT_V1: &str = "project";
 const COSTS_V2: &str = "costs";
@@ -98,7 +113,7 @@ const EXPERIENCES: &str = "experiences";
 const SETTINGS: &str = "settings";
 
 /// The stores holding a session's rows.
-const SESSION_STORES: [&str; 9] = [SESSIONS, META, LEDGER, MESSAGE_CHUNKS, HISTORY, ROLES, FILES, COST_CHUNKS, LOCKS];
+const SESSION_STORES: [&str; 8] = [SESSIONS, TAILS, MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS, LOCKS];
 
 const APP_SETTINGS: &str = "app";
 const REMEMBERED_KEY: &str = "api_key";
@@ -112,14 +127,58 @@ pub struct IdbStore {
     closed: Rc<Cell<bool>>,
     /// Test hook: fail the write after this many in a transaction.
     fault: Cell<Option<usize>>,
+    /// What this connection knows each session holds (see [`Known`]).
+    known: RefCell<HashMap<String, Known>>,
+    /// This connection's part of the write stamps, and its count of them.
+    instance: String,
+    stamps: Cell<u64>,
     _on_version_change: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// What a session holds, as this connection last wrote or read it: its
+/// record (as JSON), its tail row and its roles' whole lists, so a commit
+/// issues all its writes before it awaits anything. It is true while the
+/// session row is still that record with that write stamp (`w`, renewed by
+/// every commit of any connection); a commit that finds otherwise is undone
+/// and made again from what the database holds.
+#[derive(Debug, Clone)]
+struct Known {
+    stamp: String,
+    session: Option<SessionRecord>,
+    session_json: String,
+    tail: tail::TailRecord,
+    /// Roles not here are not known: a commit rewrites their lists whole.
+    lists: HashMap<String, tail::Lists>,
+}
+
+/// How a commit ended.
+enum Committed {
+    Done(Known),
+    /// The session changed under what this connection knew of it.
+    Stale,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// An `IDBDatabase`, for `transaction(names, mode, options)`, which
+    /// web-sys has only behind `web_sys_unstable_apis`.
+    type DatabaseWithOptions;
+    #[wasm_bindgen(method, catch, js_name = transaction)]
+    fn transaction_with_options(this: &DatabaseWithOptions, names: &Array, mode: &str, options: &Object) -> Result<IdbTransaction, JsValue>;
 }
 
 impl IdbStore {
     /// Opens (creating or upgrading as needed) the database `name`.
     pub async fn open(name: &str) -> Result<IdbStore, StoreError> {
+        Self::open_at(name, SCHEMA_VERSION).await
+    }
+
+    /// Opens `name` upgraded only as far as schema `version` (tests of the
+    /// upgrades make an older database with it; the app never does).
+    #[doc(hidden)]
+    pub async fn open_at(name: &str, version: u32) -> Result<IdbStore, StoreError> {
         let factory = Factory::new().map_err(|e| StoreError::Unavailable(format!("IndexedDB is missing: {e}")))?;
-        let mut request = factory.open(name, Some(SCHEMA_VERSION)).map_err(|e| open_error(&e))?;
+        let mut request = factory.open(name, Some(version)).map_err(|e| open_error(&e))?;
 
         let failure: Rc<RefCell<Option<StoreError>>> = Rc::default();
         let step_failure = failure.clone();
@@ -128,7 +187,7 @@ impl IdbStore {
             let target = event.target().ok().and_then(|r| r.transaction());
             match (event.database(), target) {
                 (Ok(db), Some(tx)) => wasm_bindgen_futures::spawn_local(async move {
-                    if let Err(e) = upgrade(&db, &tx, old, SCHEMA_VERSION).await {
+                    if let Err(e) = upgrade(&db, &tx, old, version).await {
                         *step_failure.borrow_mut() = Some(e);
                         let _ = tx.abort();
                     }
@@ -184,7 +243,15 @@ impl IdbStore {
             }
         });
         db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
-        Ok(IdbStore { db, closed, fault: Cell::new(None), _on_version_change: on_version_change })
+        Ok(IdbStore {
+            db,
+            closed,
+            fault: Cell::new(None),
+            known: RefCell::default(),
+            instance: format!("{:x}", (js_sys::Math::random() * 2f64.powi(48)) as u64),
+            stamps: Cell::new(0),
+            _on_version_change: on_version_change,
+        })
     }
 
     /// Opens the app's database.
@@ -213,8 +280,23 @@ impl IdbStore {
         for s in stores {
             names.push(&JsValue::from_str(s));
         }
-        let raw = self.db.transaction_with_str_sequence_and_mode(&names, mode).map_err(|e| self.js_error(&e))?;
+        let raw = match mode {
+            // Relaxed durability: see ARCHITECTURE.md, "Storage: durability".
+            IdbTransactionMode::Readwrite => {
+                let options = Object::new();
+                Reflect::set(&options, &JsValue::from_str("durability"), &JsValue::from_str("relaxed")).map_err(|e| self.js_error(&e))?;
+                self.db.unchecked_ref::<DatabaseWithOptions>().transaction_with_options(&names, "readwrite", &options)
+            }
+            _ => self.db.transaction_with_str_sequence_and_mode(&names, mode),
+        }
+        .map_err(|e| self.js_error(&e))?;
         Ok((raw.clone(), Transaction::from(raw)))
+    }
+
+    /// A new write stamp for a session row.
+    fn stamp(&self) -> String {
+        self.stamps.set(self.stamps.get() + 1);
+        format!("{}:{}", self.instance, self.stamps.get())
     }
 
     fn read(&self, stores: &[&str]) -> Result<Transaction, StoreError> {
@@ -290,9 +372,20 @@ impl IdbStore {
         rows.iter().map(|row| parse_field(row, &field)).collect()
     }
 
+    async fn raw_rows(&self, store: &ObjectStore, query: Query) -> Result<Vec<JsValue>, StoreError> {
+        store.get_all(Some(query), None).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))
+    }
+
     async fn session_row(&self, tx: &Transaction, id: &str) -> Result<SessionRecord, StoreError> {
+        Ok(self.stamped_session_row(tx, id).await?.0)
+    }
+
+    /// The session's record and its write stamp.
+    async fn stamped_session_row(&self, tx: &Transaction, id: &str) -> Result<(SessionRecord, String), StoreError> {
         let sessions = object_store(tx, SESSIONS)?;
-        self.get_row(&sessions, id.into()).await?.ok_or_else(|| StoreError::NotFound(id.to_string()))
+        let row = sessions.get(Query::Key(id.into())).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
+        let row = row.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+        Ok((parse_row(&row)?, stamp_of(&row)))
     }
 
     async fn lock_row(&self, tx: &Transaction, id: &str) -> Result<Option<LockRecord>, StoreError> {
@@ -304,6 +397,133 @@ impl IdbStore {
         let n = self.get_setting::<u64>(&settings, counter).await?.unwrap_or(0) + 1;
         w.put_setting(&settings, counter, &n)?;
         Ok(n)
+    }
+
+    /// One commit of `batch` as one transaction. With `known`, every write
+    /// is issued before anything is awaited (the tail row, the session row,
+    /// a sealed chunk now and then), and the reads it needs (the session
+    /// row, the lease) are issued first and checked last: a lease held by
+    /// another tab, or a session row that is not the one `known` was taken
+    /// with, aborts the transaction (nothing of it is kept). Without
+    /// `known`, the tail and the session row are read first.
+    async fn commit_once(&self, id: &str, batch: &Batch, known: Option<Known>) -> Result<Committed, StoreError> {
+        let roles_touched = !batch.roles.is_empty() || !batch.roles_removed.is_empty();
+        let touched = [
+            (LOCKS, batch.holder.is_some()),
+            (HISTORY, batch.history.is_some()),
+            (MESSAGE_CHUNKS, !batch.messages.is_empty()),
+            (ROLE_LISTS, roles_touched),
+            (FILES, !batch.files.is_empty() || !batch.files_removed.is_empty()),
+            (COST_CHUNKS, !batch.costs.is_empty() || batch.costs_replaced),
+        ];
+        let mut stores = vec![SESSIONS, TAILS];
+        stores.extend(touched.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
+        let (raw, tx, mut w) = self.write(&stores)?;
+        let stamp = self.stamp();
+        let result = async {
+            let sessions = object_store(&tx, SESSIONS)?;
+            let tails = object_store(&tx, TAILS)?;
+            let idb = |e: idb::Error| self.idb_error(&e);
+            // Issued now, awaited once the writes are issued.
+            let row = sessions.get(Query::Key(id.into())).map_err(idb)?.into_future();
+            let lock = match &batch.holder {
+                Some(_) => Some(object_store(&tx, LOCKS)?.get(Query::Key(id.into())).map_err(idb)?.into_future()),
+                None => None,
+            };
+            let cached = known.is_some();
+            let mut known = match known {
+                Some(known) => known,
+                None => {
+                    let found = tails.get(Query::Key(id.into())).map_err(idb)?.await.map_err(idb)?;
+                    let tail = found.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
+                    Known { stamp: String::new(), session: None, session_json: String::new(), tail, lists: HashMap::new() }
+                }
+            };
+            let mut extras = Vec::new();
+            if let Some(edit) = &batch.history {
+                if known.tail.history.end == edit.keep as u64 {
+                    known.tail.append_history(id, &edit.append, &mut extras)?;
+                } else {
+                    // Not an append (a replaced history): rewritten whole.
+                    let sealed = self.log::<u64>(&object_store(&tx, HISTORY)?, id).await?;
+                    let mut all: Vec<MessageId> = sealed.into_iter().chain(known.tail.history.entries::<u64>()?).map(MessageId).collect();
+                    edit.apply(&mut all);
+                    known.tail.replace_history(id, &all, &mut extras)?;
+                }
+            }
+            known.tail.apply(id, &mut known.lists, batch, &mut extras)?;
+            if !batch.files_removed.is_empty() || !batch.files.is_empty() {
+                let files = object_store(&tx, FILES)?;
+                for path in &batch.files_removed {
+                    w.delete(&files, prefix_range(&[id.into(), path.as_str().into()])?)?;
+                }
+                for f in &batch.files {
+                    w.put(&files, &file_row(id, f)?)?;
+                }
+            }
+            w.extras(&tx, extras)?;
+            let tail_changed = batch.meta.is_some()
+                || batch.ledger.is_some()
+                || batch.history.is_some()
+                || !batch.messages.is_empty()
+                || !batch.costs.is_empty()
+                || batch.costs_replaced
+                || roles_touched;
+            if tail_changed || !cached {
+                w.put(&tails, &session_keyed(id, &known.tail)?)?;
+            }
+            let update = |mut record: SessionRecord| {
+                record.updated_ms = batch.now_ms;
+                if let Some(status) = batch.status {
+                    record.status = status;
+                }
+                if let Some(settings) = &batch.settings {
+                    record.settings = settings.clone();
+                }
+                record
+            };
+            let row = if let (true, Some(record)) = (cached, known.session.clone()) {
+                // Written as known; checked below against what is there.
+                let record = update(record);
+                let json = to_json(&record)?;
+                w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
+                let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                if stamp_of(&row) != known.stamp || json_of(&row).as_deref() != Some(known.session_json.as_str()) {
+                    return Ok(None);
+                }
+                (known.session, known.session_json) = (Some(record), json);
+                row
+            } else {
+                let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                let record = update(parse_row(&row)?);
+                let json = to_json(&record)?;
+                w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
+                (known.session, known.session_json) = (Some(record), json);
+                row
+            };
+            let _ = row;
+            if let (Some(holder), Some(lock)) = (&batch.holder, lock) {
+                if let Some(lock) = lock.await.map_err(idb)? {
+                    let lock: LockRecord = parse_row(&lock)?;
+                    if lock.excludes(holder, batch.now_ms) {
+                        return Err(StoreError::Locked { by: lock.holder });
+                    }
+                }
+            }
+            known.stamp = stamp;
+            Ok(Some(known))
+        }
+        .await;
+        match result {
+            Ok(None) => {
+                let _ = raw.abort();
+                Ok(Committed::Stale)
+            }
+            result => match self.finish(raw, tx, result).await? {
+                Some(known) => Ok(Committed::Done(known)),
+                None => Ok(Committed::Stale),
+            },
+        }
     }
 }
 
@@ -354,16 +574,20 @@ impl Writes<'_> {
         Ok(())
     }
 
-    fn put_chunks(&mut self, store: &ObjectStore, s: &str, chunks: Vec<chunks::Chunk>) -> Result<(), StoreError> {
-        for chunk in &chunks {
-            self.put(store, &chunks::chunk_row(s, chunk)?)?;
-        }
-        Ok(())
-    }
-
     fn delete(&mut self, store: &ObjectStore, query: Query) -> Result<(), StoreError> {
         self.check()?;
         store.delete(query).map_err(|e| self.store.idb_error(&e))?;
+        Ok(())
+    }
+
+    /// The sealed chunks and deletions a tail's change brings.
+    fn extras(&mut self, tx: &Transaction, extras: Vec<tail::Extra>) -> Result<(), StoreError> {
+        for extra in extras {
+            match extra {
+                tail::Extra::Put(name, row) => self.put(&object_store(tx, name)?, &row)?,
+                tail::Extra::Delete(name, range) => self.delete(&object_store(tx, name)?, range)?,
+            }
+        }
         Ok(())
     }
 }
@@ -378,13 +602,32 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
 
 /// A row: the key fields, then the record as JSON.
 fn row<T: Serialize>(keys: &[(&str, JsValue)], record: &T) -> Result<JsValue, StoreError> {
+    raw_row(keys, &to_json(record)?)
+}
+
+/// [`row`] of a record already in JSON.
+fn raw_row(keys: &[(&str, JsValue)], json: &str) -> Result<JsValue, StoreError> {
     let obj = Object::new();
     for (name, value) in keys {
         Reflect::set(&obj, &JsValue::from_str(name), value).map_err(|e| StoreError::Other(describe(&e)))?;
     }
-    Reflect::set(&obj, &JsValue::from_str("json"), &JsValue::from_str(&to_json(record)?))
-        .map_err(|e| StoreError::Other(describe(&e)))?;
+    Reflect::set(&obj, &JsValue::from_str("json"), &JsValue::from_str(json)).map_err(|e| StoreError::Other(describe(&e)))?;
     Ok(obj.into())
+}
+
+/// The session row of `record`, with its write stamp.
+fn session_value(id: &str, record: &SessionRecord, stamp: &str) -> Result<JsValue, StoreError> {
+    row(&[("id", id.into()), ("w", stamp.into())], record)
+}
+
+/// The record's JSON in a row.
+fn json_of(row: &JsValue) -> Option<String> {
+    Reflect::get(row, &JsValue::from_str("json")).ok().and_then(|v| v.as_string())
+}
+
+/// The write stamp of a session row (none before schema v4: "").
+fn stamp_of(row: &JsValue) -> String {
+    Reflect::get(row, &JsValue::from_str("w")).ok().and_then(|v| v.as_string()).unwrap_or_default()
 }
 
 fn parse_row<T: DeserializeOwned>(row: &JsValue) -> Result<T, StoreError> {
@@ -421,10 +664,6 @@ fn prefix_range(prefix: &[JsValue]) -> Result<Query, StoreError> {
 
 fn session_range(id: &str) -> Result<Query, StoreError> {
     prefix_range(&[id.into()])
-}
-
-fn role_row(s: &str, r: &RoleRecord) -> Result<JsValue, StoreError> {
-    row(&[("s", s.into()), ("name", r.role.name.as_str().into())], r)
 }
 
 fn file_row(s: &str, f: &FileVersion) -> Result<JsValue, StoreError> {
@@ -528,6 +767,7 @@ async fn upgrade(db: &idb::Database, tx: &Transaction, old: u32, new: u32) -> Re
             0 => create_v1(db)?,
             1 => files_per_version(db, tx).await?,
             2 => chunked_logs(db, tx).await?,
+            3 => tails_from_v3(db, tx).await?,
             _ => return Err(StoreError::Other(format!("no upgrade step from schema {version}"))),
         }
     }
@@ -609,32 +849,36 @@ impl Store for IdbStore {
                 let mut record = data.session.clone();
                 record.id = session_id(self.next(&tx, &mut w, SESSION_COUNTER).await?);
                 let s = record.id.as_str();
-                w.put(&object_store(&tx, SESSIONS)?, &row(&[("id", s.into())], &record)?)?;
-                if let Some(meta) = &data.meta {
-                    w.put(&object_store(&tx, META)?, &session_keyed(s, &meta.head())?)?;
-                    let ids = meta.history.iter().map(|id| id.0.to_string());
-                    w.put_chunks(&object_store(&tx, HISTORY)?, s, chunks::append(None, ids))?;
-                }
-                if let Some(ledger) = &data.ledger {
-                    w.put(&object_store(&tx, LEDGER)?, &session_keyed(s, ledger)?)?;
-                }
-                let roles = object_store(&tx, ROLES)?;
-                for (i, role) in data.roles.iter().enumerate() {
-                    let r = RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() };
-                    w.put(&roles, &role_row(s, &r)?)?;
-                }
+                let stamp = self.stamp();
+                let session_json = to_json(&record)?;
+                w.put(&object_store(&tx, SESSIONS)?, &raw_row(&[("id", s.into()), ("w", stamp.as_str().into())], &session_json)?)?;
+                let mut extras = Vec::new();
                 let messages = data.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-                w.put_chunks(&object_store(&tx, MESSAGE_CHUNKS)?, s, chunks::append(None, messages))?;
+                let costs = data.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+                let history = data.meta.as_ref().map(|m| &m.history[..]).unwrap_or(&[]);
+                let (tail, lists) = tail::from_nothing(
+                    s,
+                    data.meta.as_ref().map(MetaRecord::head),
+                    data.ledger.clone(),
+                    history,
+                    messages,
+                    costs,
+                    &data.roles,
+                    &mut extras,
+                )?;
+                w.extras(&tx, extras)?;
+                w.put(&object_store(&tx, TAILS)?, &session_keyed(s, &tail)?)?;
                 let files = object_store(&tx, FILES)?;
                 for f in &data.files {
                     w.put(&files, &file_row(s, f)?)?;
                 }
-                let costs = data.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-                w.put_chunks(&object_store(&tx, COST_CHUNKS)?, s, chunks::append(None, costs))?;
-                Ok(record)
+                let known = Known { stamp, session: Some(record.clone()), session_json, tail, lists };
+                Ok((record, known))
             }
             .await;
-            self.finish(raw, tx, result).await
+            let (record, known) = self.finish(raw, tx, result).await?;
+            self.known.borrow_mut().insert(record.id.clone(), known);
+            Ok(record)
         })
     }
 
@@ -642,10 +886,11 @@ impl Store for IdbStore {
         Box::pin(async move {
             let (raw, tx, mut w) = self.write(&[SESSIONS])?;
             let result = async {
-                let mut record = self.session_row(&tx, id).await?;
+                // The logs do not change: the write stamp stays.
+                let (mut record, stamp) = self.stamped_session_row(&tx, id).await?;
                 record.title = title.to_string();
                 record.updated_ms = now_ms;
-                w.put(&object_store(&tx, SESSIONS)?, &row(&[("id", id.into())], &record)?)
+                w.put(&object_store(&tx, SESSIONS)?, &session_value(id, &record, &stamp)?)
             }
             .await;
             self.finish(raw, tx, result).await
@@ -662,10 +907,11 @@ impl Store for IdbStore {
                         return Err(StoreError::Locked { by: lock.holder });
                     }
                 }
-                for name in [MESSAGE_CHUNKS, HISTORY, ROLES, FILES, COST_CHUNKS] {
+                self.known.borrow_mut().remove(id);
+                for name in [MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS] {
                     w.delete(&object_store(&tx, name)?, session_range(id)?)?;
                 }
-                for name in [META, LEDGER, LOCKS, SESSIONS] {
+                for name in [TAILS, LOCKS, SESSIONS] {
                     w.delete(&object_store(&tx, name)?, Query::Key(id.into()))?;
                 }
                 Ok(())
@@ -677,12 +923,12 @@ impl Store for IdbStore {
 
     fn load_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, SessionData> {
         Box::pin(async move {
-            let tx = self.read(&[SESSIONS, META, LEDGER, ROLES, MESSAGE_CHUNKS, HISTORY, FILES, COST_CHUNKS])?;
+            let tx = self.read(&[SESSIONS, TAILS, ROLE_LISTS, MESSAGE_CHUNKS, HISTORY, FILES, COST_CHUNKS])?;
             let store = |name| object_store(&tx, name);
-            let (meta, ledger, roles, messages, history, files, costs) = (
-                store(META)?,
-                store(LEDGER)?,
-                store(ROLES)?,
+            let (sessions, tails, lists, messages, history, files, costs) = (
+                store(SESSIONS)?,
+                store(TAILS)?,
+                store(ROLE_LISTS)?,
                 store(MESSAGE_CHUNKS)?,
                 store(HISTORY)?,
                 store(FILES)?,
@@ -690,145 +936,56 @@ impl Store for IdbStore {
             );
             let range = || session_range(id);
             let ranges = (range()?, range()?);
+            let idb = |e: idb::Error| self.idb_error(&e);
+            let key = || Query::Key(id.into());
             // Every read is issued before any is awaited: IndexedDB answers
             // them in order, and the round trips overlap instead of adding up.
-            let (session, meta, ledger, roles, messages, history, files, costs) = futures::join!(
-                self.session_row(&tx, id),
-                self.get_row::<MetaHead>(&meta, id.into()),
-                self.get_row::<LedgerRecord>(&ledger, id.into()),
-                self.all_rows::<RoleRecord>(&roles, Some(ranges.0)),
+            let (session, tail, lists, messages, history, files, costs) = futures::join!(
+                async { sessions.get(key()).map_err(idb)?.await.map_err(idb) },
+                async { tails.get(key()).map_err(idb)?.await.map_err(idb) },
+                self.raw_rows(&lists, ranges.0),
                 self.log::<Message>(&messages, id),
                 self.log::<u64>(&history, id),
                 self.all_rows::<FileVersion>(&files, Some(ranges.1)),
                 self.log::<CostEntry>(&costs, id),
             );
-            let (session, meta, ledger, mut roles, mut messages, history, files, costs) =
-                (session?, meta?, ledger?, roles?, messages?, history?, files?, costs?);
-            roles.sort_by_key(|r| r.index);
+            let row = session?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            let (session, stamp, session_json) = (parse_row::<SessionRecord>(&row)?, stamp_of(&row), json_of(&row).unwrap_or_default());
+            let tail: tail::TailRecord = tail?.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
+            let (mut messages, mut history, mut costs) = (messages?, history?, costs?);
+            messages.extend(tail.messages.entries::<Message>()?);
+            history.extend(tail.history.entries::<u64>()?);
+            costs.extend(tail.costs.entries::<CostEntry>()?);
+            let (roles, role_lists) = tail.roles_with(&lists?)?;
+            let (meta, ledger) = (tail.meta.clone(), tail.ledger.clone());
+            // What a commit of this connection starts from next.
+            let known = Known { stamp, session: Some(session.clone()), session_json, tail, lists: role_lists };
+            self.known.borrow_mut().insert(id.to_string(), known);
             // The log is appended in commit order; a message is kept once.
             messages.sort_by_key(|m| m.id);
             messages.dedup_by_key(|m| m.id);
             let meta = meta.map(|head| MetaRecord::from_head(head, history.into_iter().map(MessageId).collect()));
+            let files = files?;
             Ok(SessionData { session, meta, ledger, roles: roles.into_iter().map(|r| r.role).collect(), messages, files, costs })
         })
     }
 
     fn commit<'a>(&'a self, id: &'a str, batch: Batch) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut stores = vec![SESSIONS];
-            let touched = [
-                (LOCKS, batch.holder.is_some()),
-                (META, batch.meta.is_some()),
-                (HISTORY, batch.history.is_some()),
-                (LEDGER, batch.ledger.is_some()),
-                (MESSAGE_CHUNKS, !batch.messages.is_empty()),
-                (ROLES, !batch.roles.is_empty() || !batch.roles_removed.is_empty()),
-                (FILES, !batch.files.is_empty() || !batch.files_removed.is_empty()),
-                (COST_CHUNKS, !batch.costs.is_empty() || batch.costs_replaced),
-            ];
-            stores.extend(touched.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
-            let (raw, tx, mut w) = self.write(&stores)?;
-            let result = async {
-                // The reads a commit needs, issued together: the session,
-                // the lease, and the last chunk of each log it appends to.
-                let tail_of = |name: &'static str, wanted: bool| {
-                    let store = wanted.then(|| object_store(&tx, name)).transpose();
-                    async move {
-                        match store? {
-                            Some(store) => Ok::<_, StoreError>(Some((self.tail(&store, id).await?, store))),
-                            None => Ok(None),
-                        }
-                    }
-                };
-                let lock = async {
-                    match &batch.holder {
-                        Some(_) => self.lock_row(&tx, id).await,
-                        None => Ok(None),
-                    }
-                };
-                let (record, lock, messages, history, costs) = futures::join!(
-                    self.session_row(&tx, id),
-                    lock,
-                    tail_of(MESSAGE_CHUNKS, !batch.messages.is_empty()),
-                    tail_of(HISTORY, batch.history.is_some()),
-                    tail_of(COST_CHUNKS, !batch.costs.is_empty() && !batch.costs_replaced),
-                );
-                let mut record = record?;
-                if let (Some(holder), Some(lock)) = (&batch.holder, lock?) {
-                    if lock.excludes(holder, batch.now_ms) {
-                        return Err(StoreError::Locked { by: lock.holder });
-                    }
-                }
-                // First: the one write that may need to read more.
-                if let (Some(edit), Some((tail, store))) = (&batch.history, history?) {
-                    let ids = |ids: &[MessageId]| ids.iter().map(|id| id.0.to_string()).collect::<Vec<_>>();
-                    if tail.as_ref().map_or(0, chunks::Tail::end) == edit.keep as u64 {
-                        w.put_chunks(&store, id, chunks::append(tail, ids(&edit.append)))?;
-                    } else {
-                        // Not an append (a replaced history): rewritten whole.
-                        let mut all: Vec<MessageId> = self.log::<u64>(&store, id).await?.into_iter().map(MessageId).collect();
-                        edit.apply(&mut all);
-                        w.delete(&store, session_range(id)?)?;
-                        w.put_chunks(&store, id, chunks::append(None, ids(&all)))?;
-                    }
-                }
-                if !batch.roles_removed.is_empty() {
-                    let roles = object_store(&tx, ROLES)?;
-                    for name in &batch.roles_removed {
-                        w.delete(&roles, Query::Key(key(&[id.into(), name.as_str().into()])))?;
-                    }
-                }
-                if !batch.files_removed.is_empty() {
-                    let files = object_store(&tx, FILES)?;
-                    for path in &batch.files_removed {
-                        w.delete(&files, prefix_range(&[id.into(), path.as_str().into()])?)?;
-                    }
-                }
-                if let Some(meta) = &batch.meta {
-                    w.put(&object_store(&tx, META)?, &session_keyed(id, meta)?)?;
-                }
-                if let Some(ledger) = &batch.ledger {
-                    w.put(&object_store(&tx, LEDGER)?, &session_keyed(id, ledger)?)?;
-                }
-                if let Some((tail, store)) = messages? {
-                    let items = batch.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-                    w.put_chunks(&store, id, chunks::append(tail, items))?;
-                }
-                if batch.costs_replaced || !batch.costs.is_empty() {
-                    let store = object_store(&tx, COST_CHUNKS)?;
-                    let items = batch.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-                    let tail = match costs? {
-                        Some((tail, _)) => tail,
-                        None => {
-                            w.delete(&store, session_range(id)?)?;
-                            None
-                        }
-                    };
-                    w.put_chunks(&store, id, chunks::append(tail, items))?;
-                }
-                if !batch.roles.is_empty() {
-                    let roles = object_store(&tx, ROLES)?;
-                    for r in &batch.roles {
-                        w.put(&roles, &role_row(id, r)?)?;
-                    }
-                }
-                if !batch.files.is_empty() {
-                    let files = object_store(&tx, FILES)?;
-                    for f in &batch.files {
-                        w.put(&files, &file_row(id, f)?)?;
-                    }
-                }
-                record.updated_ms = batch.now_ms;
-                if let Some(status) = batch.status {
-                    record.status = status;
-                }
-                if let Some(settings) = &batch.settings {
-                    record.settings = settings.clone();
-                }
-                w.put(&object_store(&tx, SESSIONS)?, &row(&[("id", id.into())], &record)?)
+            // Taken out while the commit runs (a second commit of the session
+            // meanwhile starts from the database), put back once it is kept.
+            let known = self.known.borrow_mut().remove(id);
+            let mut outcome = self.commit_once(id, &batch, known).await?;
+            if let Committed::Stale = outcome {
+                outcome = self.commit_once(id, &batch, None).await?;
             }
-            .await;
-            self.finish(raw, tx, result).await
+            match outcome {
+                Committed::Done(known) => {
+                    self.known.borrow_mut().insert(id.to_string(), known);
+                    Ok(())
+                }
+                Committed::Stale => Err(StoreError::Other("the session changed while it was being saved; try again".into())),
+            }
         })
     }
 
@@ -983,14 +1140,14 @@ async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreE
                 Some((cur, items)) if *cur == s => items.push(json),
                 _ => {
                     if let Some((cur, items)) = current.take() {
-                        put(new, &cur, chunks::append(None, items))?;
+                        put(new, &cur, chunks::append(None, items, chunks::V3_CHUNK_BYTES))?;
                     }
                     current = Some((s, vec![json]));
                 }
             }
         }
         if let Some((cur, items)) = current {
-            put(new, &cur, chunks::append(None, items))?;
+            put(new, &cur, chunks::append(None, items, chunks::V3_CHUNK_BYTES))?;
         }
         db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v2 \"{old}\" store: {e}")))?;
     }
@@ -999,8 +1156,59 @@ async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreE
     for row in &rows {
         let s = text(row, "s")?;
         let record: MetaRecord = parse_row(row)?;
-        put(&history, &s, chunks::append(None, record.history.iter().map(|id| id.0.to_string())))?;
+        put(&history, &s, chunks::append(None, record.history.iter().map(|id| id.0.to_string()), chunks::V3_CHUNK_BYTES))?;
         meta.put(&session_keyed(&s, &record.head())?, None).map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// The last chunk of session `s`'s log in `store` (upgrades).
+async fn last_chunk(store: &ObjectStore, s: &str) -> Result<Option<chunks::Tail>, StoreError> {
+    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 4: {e}"));
+    let cursor = store.open_cursor(Some(session_range(s)?), Some(idb::CursorDirection::Prev)).map_err(failed)?.await.map_err(failed)?;
+    match cursor {
+        Some(cursor) => chunks::tail_of(&cursor.value().map_err(failed)?).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// v3 → v4: each session's meta head, ledger head and roles move into its
+/// tail row, the roles' lists into chunks; the logs' chunks stay where they
+/// are (each tail's open chunks start after them).
+async fn tails_from_v3(db: &idb::Database, tx: &Transaction) -> Result<(), StoreError> {
+    let tails = create_store(db, TAILS, Some(KeyPath::new_single("s")))?;
+    let lists = create_store(db, ROLE_LISTS, Some(KeyPath::new_array(["s", "r", "l", "c"])))?;
+    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 4: {e}"));
+    let (meta, ledger, roles) = (object_store(tx, META)?, object_store(tx, LEDGER)?, object_store(tx, ROLES)?);
+    let (messages, history, costs) = (object_store(tx, MESSAGE_CHUNKS)?, object_store(tx, HISTORY)?, object_store(tx, COST_CHUNKS)?);
+    let ids = object_store(tx, SESSIONS)?.get_all_keys(None, None).map_err(failed)?.await.map_err(failed)?;
+    for id in ids {
+        let s = id.as_string().ok_or_else(|| StoreError::Corrupt("a v3 session id is not text".into()))?;
+        let key = || Query::Key(s.as_str().into());
+        let meta_row = meta.get(key()).map_err(failed)?.await.map_err(failed)?;
+        let ledger_row = ledger.get(key()).map_err(failed)?.await.map_err(failed)?;
+        let role_rows = roles.get_all(Some(session_range(&s)?), None).map_err(failed)?.await.map_err(failed)?;
+        let mut tail = tail::TailRecord {
+            meta: meta_row.map(|r| parse_row(&r)).transpose()?,
+            ledger: ledger_row.map(|r| parse_row(&r)).transpose()?,
+            messages: tail::OpenLog::after(last_chunk(&messages, &s).await?.as_ref()),
+            history: tail::OpenLog::after(last_chunk(&history, &s).await?.as_ref()),
+            costs: tail::OpenLog::after(last_chunk(&costs, &s).await?.as_ref()),
+            roles: Vec::new(),
+        };
+        let records = role_rows.iter().map(parse_row::<RoleRecord>).collect::<Result<Vec<_>, _>>()?;
+        let mut known: HashMap<String, tail::Lists> = records.iter().map(|r| (r.role.name.clone(), Default::default())).collect();
+        let mut extras = Vec::new();
+        tail.apply(&s, &mut known, &Batch { roles: records, ..Batch::default() }, &mut extras)?;
+        for extra in extras {
+            if let tail::Extra::Put(_, row) = extra {
+                lists.put(&row, None).map_err(failed)?;
+            }
+        }
+        tails.put(&session_keyed(&s, &tail)?, None).map_err(failed)?;
+    }
+    for old in [META, LEDGER, ROLES] {
+        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v3 \"{old}\" store: {e}")))?;
     }
     Ok(())
 }

@@ -22,8 +22,9 @@ use super::StoreError;
 /// The version of the stored shape (the IndexedDB database version and the
 /// export's `schema_version`). v1 kept a session's files as one record;
 /// v2 keeps one record per file version; v3 keeps the message log, the
-/// cost entries and the history in chunks (the export's shape is v2's).
-pub const SCHEMA_VERSION: u32 = 3;
+/// cost entries and the history in chunks; v4 keeps each role's id lists
+/// in chunks apart from the rest of the role (the export's shape is v2's).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How a session is run. There is no API key here, ever.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
