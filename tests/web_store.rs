@@ -393,6 +393,21 @@ async fn rows_in(name: &str, store: &str) -> u32 {
     count
 }
 
+/// A migrated session resumes: forty more messages, each with a cost entry,
+/// committed one at a time by a writer that starts from what was loaded;
+/// `check` looks at each batch.
+async fn commit_forty_more(store: &IdbStore, team: &mut Team, loaded: SessionData, check: impl Fn(&Batch)) {
+    let saved = loaded.snapshot().expect("consistent");
+    let mut writer = tabteam::core::store::SessionWriter::new("s1", "tab", saved);
+    for i in 0..40 {
+        team.publish_user_message(&format!("after {i} {}", "y".repeat(300)), &[]);
+        team.ledger.borrow_mut().record("Alice", "m", Default::default());
+        let changes = team.with_frame(|frame| writer.changes(frame));
+        check(&changes.batch);
+        writer.commit(store, changes, None, 10 + i).await.expect("commit");
+    }
+}
+
 #[wasm_bindgen_test]
 async fn a_v2_database_is_migrated_to_chunks_and_resumes() {
     let name = fresh_name("migration-v2").await;
@@ -414,15 +429,10 @@ async fn a_v2_database_is_migrated_to_chunks_and_resumes() {
 
     // It resumes: the writer continues the chunks where the migration left them.
     let store = IdbStore::open(&name).await.expect("open");
-    let saved = back.snapshot().expect("consistent");
-    let mut writer = tabteam::core::store::SessionWriter::new("s1", "tab", saved);
-    for i in 0..40 {
-        team.publish_user_message(&format!("after {i} {}", "y".repeat(300)), &[]);
-        team.ledger.borrow_mut().record("Alice", "m", Default::default());
-        let changes = team.with_frame(|frame| writer.changes(frame));
-        assert!(changes.batch.meta.is_some() && changes.batch.messages.len() == 1 && changes.batch.costs.len() == 1);
-        writer.commit(&store, changes, None, 10 + i).await.expect("commit");
-    }
+    commit_forty_more(&store, &mut team, back, |batch| {
+        assert!(batch.meta.is_some() && batch.messages.len() == 1 && batch.costs.len() == 1);
+    })
+    .await;
     let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
     assert_eq!(resumed.map(|s| (s.messages, s.history, s.ledger.entries().to_vec())), {
         let want = team.snapshot();
@@ -490,15 +500,10 @@ async fn a_v3_database_is_migrated_to_tails_and_resumes() {
 
     // It resumes: messages, costs and every role's buffer grow from there.
     let store = IdbStore::open(&name).await.expect("open");
-    let saved = back.snapshot().expect("consistent");
-    let mut writer = tabteam::core::store::SessionWriter::new("s1", "tab", saved);
-    for i in 0..40 {
-        team.publish_user_message(&format!("after {i} {}", "y".repeat(300)), &[]);
-        team.ledger.borrow_mut().record("Alice", "m", Default::default());
-        let changes = team.with_frame(|frame| writer.changes(frame));
-        assert!(!changes.batch.roles.is_empty() && changes.batch.messages.len() == 1);
-        writer.commit(&store, changes, None, 10 + i).await.expect("commit");
-    }
+    commit_forty_more(&store, &mut team, back, |batch| {
+        assert!(!batch.roles.is_empty() && batch.messages.len() == 1);
+    })
+    .await;
     store.close();
     // A new connection reads it all from the database.
     let store = IdbStore::open(&name).await.expect("open");

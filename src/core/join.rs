@@ -163,25 +163,41 @@ impl<F: Future> Future for JoinEvery<F> {
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use futures::executor::block_on;
 
     use super::*;
     use crate::core::yield_now::yield_now;
 
+    /// A future that logs "{name}{i}" and yields, `yields` times, then
+    /// returns its name.
+    async fn logged_step(log: &RefCell<Vec<String>>, name: &'static str, yields: usize) -> &'static str {
+        for i in 0..yields {
+            log.borrow_mut().push(format!("{name}{i}"));
+            yield_now().await;
+        }
+        name
+    }
+
+    /// The executor's side: a waker counting its wakes.
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn counting_waker() -> (Arc<Count>, Waker) {
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        (count.clone(), Waker::from(count))
+    }
+
     #[test]
     fn outputs_come_in_input_order_and_work_interleaves() {
         let log = RefCell::new(Vec::new());
-        let step = |name: &'static str, yields: usize| {
-            let log = &log;
-            async move {
-                for i in 0..yields {
-                    log.borrow_mut().push(format!("{name}{i}"));
-                    yield_now().await;
-                }
-                name
-            }
-        };
+        let step = |name, yields| logged_step(&log, name, yields);
         let out = block_on(join_every([step("a", 2), step("b", 0), step("c", 1)]));
         assert_eq!(out, ["a", "b", "c"]);
         assert_eq!(*log.borrow(), ["a0", "c0", "a1"]);
@@ -204,28 +220,9 @@ mod tests {
     /// suspension (each is a microtask in the tab).
     #[test]
     fn self_woken_futures_are_polled_again_without_the_executor() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::task::Wake;
-
-        struct Count(AtomicUsize);
-        impl Wake for Count {
-            fn wake(self: Arc<Self>) {
-                self.0.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        let waker = Waker::from(count.clone());
+        let (count, waker) = counting_waker();
         let log = RefCell::new(Vec::new());
-        let step = |name: &'static str, yields: usize| {
-            let log = &log;
-            async move {
-                for i in 0..yields {
-                    log.borrow_mut().push(format!("{name}{i}"));
-                    yield_now().await;
-                }
-                name
-            }
-        };
+        let step = |name, yields| logged_step(&log, name, yields);
         let mut join = join_every([step("a", 3), step("b", 1)]);
         let mut cx = Context::from_waker(&waker);
         let out = match Pin::new(&mut join).poll(&mut cx) {
@@ -244,17 +241,7 @@ mod tests {
     /// the executor after `PASSES` passes.
     #[test]
     fn outside_wakes_reach_the_executor_and_busy_joins_hand_back() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::task::Wake;
-
-        struct Count(AtomicUsize);
-        impl Wake for Count {
-            fn wake(self: Arc<Self>) {
-                self.0.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        let waker = Waker::from(count.clone());
+        let (count, waker) = counting_waker();
         let mut cx = Context::from_waker(&waker);
 
         let slot: std::rc::Rc<RefCell<Option<Waker>>> = Default::default();
