@@ -482,7 +482,7 @@ impl IdbStore {
                 }
                 record
             };
-            let row = if let (true, Some(record)) = (cached, known.session.clone()) {
+            if let (true, Some(record)) = (cached, known.session.take()) {
                 // Written as known; checked below against what is there.
                 let record = update(record);
                 let json = to_json(&record)?;
@@ -492,16 +492,13 @@ impl IdbStore {
                     return Ok(None);
                 }
                 (known.session, known.session_json) = (Some(record), json);
-                row
             } else {
                 let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 let record = update(parse_row(&row)?);
                 let json = to_json(&record)?;
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
                 (known.session, known.session_json) = (Some(record), json);
-                row
-            };
-            let _ = row;
+            }
             if let (Some(holder), Some(lock)) = (&batch.holder, lock) {
                 if let Some(lock) = lock.await.map_err(idb)? {
                     let lock: LockRecord = parse_row(&lock)?;
