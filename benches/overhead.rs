@@ -21,6 +21,8 @@ use scenarios::{table, Figure, Startup};
 
 const STARTUP_CHILD: &str = "TABTEAM_BENCH_STARTUP";
 const STARTUP_RUNS: usize = 7;
+/// Untimed passes for instruction counts (see `scenarios::drive`).
+const DRIVE: &str = "TABTEAM_BENCH_DRIVE";
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
@@ -32,6 +34,9 @@ fn main() {
     let started = Instant::now();
     if std::env::var_os(STARTUP_CHILD).is_some() {
         return startup_child(started);
+    }
+    if let Ok(spec) = std::env::var(DRIVE) {
+        return scenarios::drive::drive(&spec);
     }
     // `cargo bench --bench overhead -- S2 S5` runs only those scenarios
     // (Cargo passes its own `--bench` flag too: flags are not names).

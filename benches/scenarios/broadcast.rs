@@ -30,7 +30,7 @@ const RUNS: usize = 21;
 /// The requirement to 50 buffers, then 50 replies to 50 buffers each.
 const DELIVERIES: usize = ROLES + ROLES * ROLES;
 
-fn build() -> (Team, ScriptedLlm) {
+pub(super) fn build() -> (Team, ScriptedLlm) {
     let llm = model(|_, _| "ok".to_string());
     let mut team = priced_team(&llm, EventSink::default());
     team.hire((0..ROLES).map(|i| Role::new(RoleSpec::new(&format!("B{i}"), "Replier"), vec![ask("Reply")])));

@@ -20,6 +20,7 @@
 //! - `team`: the priced scripted team every scenario builds on.
 //! - `pipeline` (S1), `broadcast` (S2), `memory` (S3), `plan` (S4),
 //!   `react` (S5), `startup` (S6's figures; the runners measure).
+//! - `drive`: untimed passes for instruction counts.
 //! - `table`: MetaGPT 0.8.2's figures and the printed table.
 
 pub mod heap;
@@ -28,6 +29,7 @@ pub mod table;
 pub mod team;
 
 mod broadcast;
+pub mod drive;
 mod memory;
 mod pipeline;
 mod plan;

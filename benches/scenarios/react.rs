@@ -31,7 +31,7 @@ const STATE_PROMPT_END: &str = "If your goal is met and no stage is needed, answ
 
 /// The think prompt is the only request whose last turn ends with the
 /// state prompt's last sentence.
-fn is_think(request: &ChatRequest) -> bool {
+pub(super) fn is_think(request: &ChatRequest) -> bool {
     request.messages.last().is_some_and(|last| last.content.ends_with(STATE_PROMPT_END))
 }
 
