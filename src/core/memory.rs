@@ -8,6 +8,7 @@
 //! stored once. Memory saves as a list of ids; the messages themselves are
 //! saved once per team (see `snapshot`).
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::fast_hash::{FastMap, FastSet};
@@ -17,12 +18,39 @@ use super::message::{ActionKind, Message, MessageId, MessageRef};
 #[derive(Debug, Clone, Default)]
 pub struct Memory {
     storage: Vec<MessageRef>,
+    /// Every id in `storage` once it has held more than [`SCAN_LIMIT`]
+    /// messages; empty (and unused) before: a few ids are scanned faster
+    /// than a set is made (a role of a fresh team remembers two or three).
     ids: FastSet<MessageId>,
-    by_action: FastMap<ActionKind, Vec<usize>>,
+    /// Positions by `cause_by`, of the first `indexed` messages: made on
+    /// the first lookup by action and extended on the next ones, so adding
+    /// (every observe and act) does not index what nobody may look up.
+    by_action: RefCell<ByAction>,
     /// The history text of the first `lines` messages, rendered lazily and
     /// extended on demand: a role asks for its whole history on every think
     /// and act, and re-rendering it each time made a step grow with it.
     rendered: Rendered,
+}
+
+/// Up to this many messages, a duplicate is found by scanning their ids.
+const SCAN_LIMIT: usize = 16;
+
+/// [`Memory`]'s index by action of a prefix of the messages.
+#[derive(Debug, Clone, Default)]
+struct ByAction {
+    positions: FastMap<ActionKind, Vec<usize>>,
+    indexed: usize,
+}
+
+impl ByAction {
+    /// Index the messages added since the last lookup.
+    fn catch_up(&mut self, storage: &[MessageRef]) -> &FastMap<ActionKind, Vec<usize>> {
+        for (i, m) in storage.iter().enumerate().skip(self.indexed) {
+            self.positions.entry(m.cause_by.clone()).or_default().push(i);
+        }
+        self.indexed = storage.len();
+        &self.positions
+    }
 }
 
 /// A prefix of the memory rendered as history lines (see [`Memory::history_text`]).
@@ -46,10 +74,19 @@ impl Memory {
     /// Add a message unless one with the same id is already here.
     /// Returns whether it was added.
     pub fn add(&mut self, message: MessageRef) -> bool {
+        if self.ids.is_empty() {
+            if self.storage.iter().any(|m| m.id == message.id) {
+                return false;
+            }
+            self.storage.push(message);
+            if self.storage.len() > SCAN_LIMIT {
+                self.ids.extend(self.storage.iter().map(|m| m.id));
+            }
+            return true;
+        }
         if !self.ids.insert(message.id) {
             return false;
         }
-        self.by_action.entry(message.cause_by.clone()).or_default().push(self.storage.len());
         self.storage.push(message);
         true
     }
@@ -69,7 +106,11 @@ impl Memory {
     }
 
     pub fn contains(&self, id: MessageId) -> bool {
-        self.ids.contains(&id)
+        if self.ids.is_empty() {
+            self.storage.iter().any(|m| m.id == id)
+        } else {
+            self.ids.contains(&id)
+        }
     }
 
     /// The last `k` messages in order; `k == 0` means all of them.
@@ -106,6 +147,8 @@ impl Memory {
     /// Messages caused by `action`, in order.
     pub fn get_by_action(&self, action: &ActionKind) -> Vec<MessageRef> {
         self.by_action
+            .borrow_mut()
+            .catch_up(&self.storage)
             .get(action)
             .map(|positions| positions.iter().map(|&i| self.storage[i].clone()).collect())
             .unwrap_or_default()
@@ -116,11 +159,13 @@ impl Memory {
     where
         I: IntoIterator<Item = &'a ActionKind>,
     {
+        let mut by_action = self.by_action.borrow_mut();
+        let index = by_action.catch_up(&self.storage);
         let mut positions: Vec<usize> = actions
             .into_iter()
             .collect::<HashSet<_>>()
             .into_iter()
-            .filter_map(|a| self.by_action.get(a))
+            .filter_map(|a| index.get(a))
             .flatten()
             .copied()
             .collect();
@@ -132,7 +177,7 @@ impl Memory {
     /// (`k == 0`: not remembered at all). MetaGPT's `find_news`.
     pub fn find_news(&self, observed: &[MessageRef], k: usize) -> Vec<MessageRef> {
         if k == 0 || k >= self.storage.len() {
-            return observed.iter().filter(|m| !self.ids.contains(&m.id)).cloned().collect();
+            return observed.iter().filter(|m| !self.contains(m.id)).cloned().collect();
         }
         let recent: HashSet<MessageId> = self.get(k).iter().map(|m| m.id).collect();
         observed.iter().filter(|m| !recent.contains(&m.id)).cloned().collect()
@@ -150,8 +195,12 @@ impl Memory {
             rendered.lines -= 1;
         }
         self.ids.remove(&m.id);
-        if let Some(positions) = self.by_action.get_mut(&m.cause_by) {
-            positions.pop();
+        let by_action = self.by_action.get_mut();
+        if by_action.indexed > self.storage.len() {
+            if let Some(positions) = by_action.positions.get_mut(&m.cause_by) {
+                positions.pop();
+            }
+            by_action.indexed -= 1;
         }
         Some(m)
     }
@@ -241,6 +290,38 @@ mod tests {
         assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2]);
         assert!(m.add(msg(5, "B")));
         assert_eq!(ids(&m.get_by_action(&ActionKind::new("B"))), [2, 5]);
+    }
+
+    /// Past the scanned few (a set of ids) and with lookups by action
+    /// between adds and pops (the index catches up), memory answers as a
+    /// plain list would.
+    #[test]
+    fn large_memories_dedup_and_index_like_small_ones() {
+        let mut m = Memory::default();
+        let mut want: Vec<(u64, &str)> = Vec::new();
+        for id in 1..=40u64 {
+            let action = ["A", "B", "C"][id as usize % 3];
+            assert!(m.add(msg(id, action)));
+            want.push((id, action));
+            // Every earlier id is a duplicate, small memory or large.
+            let earlier = want[want.len() / 2].0;
+            assert!(!m.add(msg(earlier, "A")), "id {earlier}");
+            assert!(m.contains(MessageId(id)) && !m.contains(MessageId(id + 1)));
+            if id % 7 == 0 {
+                assert_eq!(m.pop_newest().map(|x| x.id.0), Some(id));
+                want.pop();
+                assert!(!m.contains(MessageId(id)));
+            }
+            if id % 5 == 0 {
+                for action in ["A", "B", "C"] {
+                    let ids_want: Vec<u64> = want.iter().filter(|w| w.1 == action).map(|w| w.0).collect();
+                    assert_eq!(ids(&m.get_by_action(&ActionKind::new(action))), ids_want, "{action} after {id}");
+                }
+            }
+        }
+        assert_eq!(m.len(), want.len());
+        let news = m.find_news(&[msg(7, "A"), msg(41, "A"), msg(3, "A")], 0);
+        assert_eq!(ids(&news), [7, 41]);
     }
 
     fn rendered_fresh(m: &Memory) -> String {
