@@ -10,7 +10,7 @@
 //! `deliver_to`, ...) go through a small index.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 use super::fast_hash::FastMap;
@@ -30,7 +30,7 @@ pub struct PostOffice {
     listeners: BTreeSet<String>,
     /// Buffers of names no role is registered under (yet): a role
     /// registered later finds its messages waiting.
-    strays: HashMap<String, VecDeque<MessageRef>>,
+    strays: HashMap<String, Vec<MessageRef>>,
     history: Vec<MessageRef>,
 }
 
@@ -41,7 +41,9 @@ struct Member {
     addresses: BTreeSet<String>,
     /// Among the `listeners`.
     listener: bool,
-    buffer: VecDeque<MessageRef>,
+    /// Oldest first. A list, not a queue: a buffer is only ever pushed to
+    /// and emptied whole.
+    buffer: Vec<MessageRef>,
 }
 
 impl PostOffice {
@@ -88,7 +90,7 @@ impl PostOffice {
                     // round's replies) instead of growing through them.
                     member.buffer.reserve(room);
                 }
-                member.buffer.push_back(message.clone());
+                member.buffer.push(message.clone());
                 delivered += usize::from(for_it);
             }
         }
@@ -99,14 +101,14 @@ impl PostOffice {
     /// Put a message into one role's buffer, bypassing routing and history.
     pub fn deliver_to(&mut self, name: &str, message: MessageRef) {
         match self.index.get(name) {
-            Some(&i) => self.members[i].buffer.push_back(message),
-            None => self.strays.entry(name.to_string()).or_default().push_back(message),
+            Some(&i) => self.members[i].buffer.push(message),
+            None => self.strays.entry(name.to_string()).or_default().push(message),
         }
     }
 
     /// Empty a role's buffer, oldest first.
     pub fn take(&mut self, name: &str) -> Vec<MessageRef> {
-        self.buffer_mut(name).map(|b| Vec::from(std::mem::take(b))).unwrap_or_default()
+        self.buffer_mut(name).map(std::mem::take).unwrap_or_default()
     }
 
     /// Empty a role's buffer, oldest first, as the iterator is consumed
@@ -117,12 +119,12 @@ impl PostOffice {
     }
 
     pub fn buffered(&self, name: &str) -> usize {
-        self.buffer(name).map_or(0, VecDeque::len)
+        self.buffer(name).map_or(0, Vec::len)
     }
 
     /// A role's buffer without taking it (for saving).
     pub fn peek(&self, name: &str) -> Vec<MessageRef> {
-        self.buffer(name).map(|b| b.iter().cloned().collect()).unwrap_or_default()
+        self.buffer(name).map(|b| b.to_vec()).unwrap_or_default()
     }
 
     pub fn role_names(&self) -> Vec<String> {
@@ -146,7 +148,6 @@ impl PostOffice {
     pub(crate) fn restore(&mut self, history: Vec<MessageRef>, buffers: Vec<(String, Vec<MessageRef>)>) {
         self.history = history;
         for (name, messages) in buffers {
-            let messages: VecDeque<MessageRef> = messages.into();
             match self.index.get(&name) {
                 Some(&i) => self.members[i].buffer = messages,
                 None => {
@@ -156,14 +157,14 @@ impl PostOffice {
         }
     }
 
-    fn buffer(&self, name: &str) -> Option<&VecDeque<MessageRef>> {
+    fn buffer(&self, name: &str) -> Option<&Vec<MessageRef>> {
         match self.index.get(name) {
             Some(&i) => Some(&self.members[i].buffer),
             None => self.strays.get(name),
         }
     }
 
-    fn buffer_mut(&mut self, name: &str) -> Option<&mut VecDeque<MessageRef>> {
+    fn buffer_mut(&mut self, name: &str) -> Option<&mut Vec<MessageRef>> {
         match self.index.get(name) {
             Some(&i) => Some(&mut self.members[i].buffer),
             None => self.strays.get_mut(name),

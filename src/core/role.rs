@@ -606,10 +606,11 @@ impl Role {
             action.run(ActionContext { history, history_text, prefix: &prefix, llm: &gate, task, files: &world.files }).await?;
         // The sender is `sent_from`; MetaGPT's "agent" metadata, which only
         // repeated it, is not kept.
-        let mut message = Message::new(world.new_id(), output.content)
-            .with_role(MsgRole::Assistant)
-            .caused_by(action.kind())
-            .from_role(self.shared_name());
+        // Set field by field: each builder call would move the whole message.
+        let mut message = Message::new(world.new_id(), output.content);
+        message.role = MsgRole::Assistant;
+        message.cause_by = action.kind();
+        message.sent_from = self.shared_name();
         message.instruct_content = output.instruct_content;
         if output.failed {
             message.metadata.insert("is_success".into(), "false".into());
