@@ -697,6 +697,15 @@ Answer only the number, with no other text. If your goal is met and no stage is 
 /// `n` in decimal, as `write!` would put it, without the formatting
 /// machinery (the state prompt is written on every think).
 fn push_int(out: &mut String, n: i64) {
+    // A state (0..9, or -1) is almost always one of these.
+    if (0..10).contains(&n) {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    if n == -1 {
+        out.push_str("-1");
+        return;
+    }
     if n < 0 {
         out.push('-');
     }

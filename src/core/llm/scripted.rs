@@ -176,9 +176,15 @@ impl Stream for Answer {
             Some(Turn::Fail(e)) => Some(Err(e)),
             Some(Turn::Text { text, usage }) if this.sent < text.len() => {
                 let rest = &text[this.sent..];
-                let (len, n) = match rest.char_indices().nth(this.chunk_chars) {
-                    Some((end, _)) => (end, this.chunk_chars),
-                    None => (rest.len(), rest.chars().count()),
+                // No more bytes than a chunk's characters: the rest is the
+                // last delta (the usual short answer), found without a walk.
+                let (len, n) = if rest.len() <= this.chunk_chars {
+                    (rest.len(), rest.chars().count())
+                } else {
+                    match rest.char_indices().nth(this.chunk_chars) {
+                        Some((end, _)) => (end, this.chunk_chars),
+                        None => (rest.len(), rest.chars().count()),
+                    }
                 };
                 let delta = rest[..len].to_string();
                 this.sent += len;
