@@ -9,7 +9,7 @@
 //! walks the members once and touches no map; the by-name calls (`take`,
 //! `deliver_to`, ...) go through a small index.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
@@ -116,6 +116,39 @@ impl PostOffice {
     /// buffer keeps its room: a role observes every round.
     pub fn drain(&mut self, name: &str) -> impl Iterator<Item = MessageRef> + '_ {
         self.buffer_mut(name).into_iter().flat_map(|b| b.drain(..))
+    }
+
+    /// [`PostOffice::drain`] for a caller that remembers where `name` was
+    /// found last (`hint`, updated here): no lookup by name while it is
+    /// right (members are never removed or reordered).
+    pub(crate) fn drain_at<'a>(&'a mut self, name: &str, hint: &Cell<usize>) -> impl Iterator<Item = MessageRef> + 'a {
+        let buffer = match self.position(name, hint) {
+            Some(i) => Some(&mut self.members[i].buffer),
+            None => self.strays.get_mut(name),
+        };
+        buffer.into_iter().flat_map(|b| b.drain(..))
+    }
+
+    /// [`PostOffice::buffered`] with a remembered position (see [`PostOffice::drain_at`]).
+    pub(crate) fn buffered_at(&self, name: &str, hint: &Cell<usize>) -> usize {
+        match self.position(name, hint) {
+            Some(i) => self.members[i].buffer.len(),
+            None => self.strays.get(name).map_or(0, Vec::len),
+        }
+    }
+
+    /// The member registered as `name`: at `hint` if it is there, else
+    /// looked up (and `hint` moved to it).
+    fn position(&self, name: &str, hint: &Cell<usize>) -> Option<usize> {
+        let at = hint.get();
+        if self.members.get(at).is_some_and(|m| m.name == name) {
+            return Some(at);
+        }
+        let found = self.index.get(name).copied();
+        if let Some(at) = found {
+            hint.set(at);
+        }
+        found
     }
 
     pub fn buffered(&self, name: &str) -> usize {
@@ -225,6 +258,25 @@ mod tests {
         assert_eq!(ids(&post.peek("Eve")), [1, 3]);
         assert_eq!(ids(&post.take("Zed")), [2]);
         assert_eq!(post.buffered("Zed"), 0);
+    }
+
+    #[test]
+    fn a_wrong_or_stale_position_hint_is_corrected() {
+        let mut post = PostOffice::default();
+        post.register("A", addrs(&["A"]));
+        post.register("B", addrs(&["B"]));
+        post.deliver_to("Stray", msg(9, &["Stray"], ""));
+        post.publish(msg(1, &[ALL], ""));
+        let hint = Cell::new(0);
+        assert_eq!(post.buffered_at("B", &hint), 1);
+        assert_eq!(hint.get(), 1, "moved to B's place");
+        let hint_out_of_range = Cell::new(7);
+        assert_eq!(ids(&post.drain_at("A", &hint_out_of_range).collect::<Vec<_>>()), [1]);
+        assert_eq!((hint_out_of_range.get(), post.buffered("A")), (0, 0));
+        assert_eq!(ids(&post.drain_at("B", &hint).collect::<Vec<_>>()), [1]);
+        assert_eq!(post.buffered_at("Stray", &hint), 1);
+        assert_eq!(ids(&post.drain_at("Stray", &hint).collect::<Vec<_>>()), [9]);
+        assert_eq!((post.buffered_at("Nobody", &hint), hint.get()), (0, 1));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! Roles never touch each other: they share only the [`World`] (post office,
 //! ids, ledger, events) handed to them for the round.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -240,6 +240,9 @@ pub struct Role {
     /// What the role says it is doing: "thinking", then "running {kind}"
     /// for each action (see [`Role::busy_label`]).
     busy_labels: OnceCell<Vec<SharedStr>>,
+    /// Where the post office last found this role's buffer (a hint it
+    /// checks: asked on every idle check and observe).
+    post_slot: Cell<usize>,
 }
 
 /// A role prefix and everything it depends on: it is remade only when the
@@ -299,6 +302,7 @@ impl Role {
             states: OnceCell::new(),
             shared_name: RefCell::new(None),
             busy_labels: OnceCell::new(),
+            post_slot: Cell::new(0),
         }
     }
 
@@ -344,7 +348,7 @@ impl Role {
 
     /// No news, nothing to do, nothing buffered, nothing pending.
     pub fn is_idle(&self, post: &PostOffice) -> bool {
-        !self.state.pending && self.state.news.is_empty() && self.todo().is_none() && post.buffered(&self.spec.name) == 0
+        !self.state.pending && self.state.news.is_empty() && self.todo().is_none() && post.buffered_at(&self.spec.name, &self.post_slot) == 0
     }
 
     /// "You are a {profile}, named {name}, your goal is {goal}." plus
@@ -459,7 +463,7 @@ impl Role {
             news
         } else {
             // Drained in place: the buffer keeps its room for the next round.
-            let news: Vec<MessageRef> = post.drain(&spec.name).filter(is_news).collect();
+            let news: Vec<MessageRef> = post.drain_at(&spec.name, &self.post_slot).filter(is_news).collect();
             memory.add_batch(news.iter().cloned());
             news
         };
