@@ -62,6 +62,8 @@ struct Rendered {
 
 impl Rendered {
     fn push(&mut self, message: &Message) {
+        // Room for the line at once, not grown piece by piece.
+        self.text.reserve(message.history_line_len() + 1);
         if self.lines > 0 {
             self.text.push('\n');
         }
