@@ -106,7 +106,7 @@ impl PriceTable {
     /// A router prefix (`openai/gpt-4o`) is ignored.
     pub fn price(&self, model: &str) -> Option<Price> {
         if let Some((asked, price)) = &*self.last.borrow() {
-            if same_str(asked, model) {
+            if asked == model {
                 return *price;
             }
         }
@@ -126,13 +126,6 @@ impl PriceTable {
             .max_by_key(|(name, _)| name.len())
             .map(|(_, p)| *p)
     }
-}
-
-/// `a == b`, answered without comparing bytes when both are the same
-/// slice (a model asks under one name, its own, on every call).
-#[inline]
-fn same_str(a: &str, b: &str) -> bool {
-    (a.len() == b.len() && std::ptr::eq(a.as_ptr(), b.as_ptr())) || a == b
 }
 
 fn normalize(model: &str) -> String {
@@ -274,7 +267,7 @@ impl CostLedger {
     /// (a team calls one model again and again), else a new one.
     pub fn shared_model(&self, model: &str) -> SharedStr {
         match self.entries.last() {
-            Some(last) if same_str(&last.model, model) => last.model.clone(),
+            Some(last) if last.model == *model => last.model.clone(),
             _ => SharedStr::from(model),
         }
     }

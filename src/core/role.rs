@@ -251,11 +251,12 @@ struct PrefixCache {
     /// The team's role names; `None` when the environment has no
     /// description (the prefix then does not name the other roles).
     names: Option<Rc<[String]>>,
-    /// The environment's description and the spec's name, profile, goal,
-    /// constraints and desc, one after the other (one string, not six).
-    key: String,
-    /// Where each of those six ends in `key`.
-    ends: [usize; 6],
+    /// Where each of the environment's description and the spec's name,
+    /// profile, goal, constraints and desc ([`PrefixCache::key_parts`])
+    /// stands in `text` (an empty range: it was empty); `None` where the
+    /// text does not depend on it (a desc replaces the rest). The text is
+    /// its own key: no copy of the parts is kept.
+    parts: [Option<(usize, usize)>; 6],
     text: Rc<str>,
 }
 
@@ -264,26 +265,19 @@ impl PrefixCache {
         [env_desc, &spec.name, &spec.profile, &spec.goal, &spec.constraints, &spec.desc]
     }
 
-    fn new(names: Option<Rc<[String]>>, env_desc: &str, spec: &RoleSpec, text: Rc<str>) -> Self {
-        let parts = Self::key_parts(env_desc, spec);
-        let mut key = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-        let ends = parts.map(|part| {
-            key.push_str(part);
-            key.len()
-        });
-        Self { names, key, ends, text }
-    }
-
     fn matches(&self, post: &PostOffice, env_desc: &str, spec: &RoleSpec) -> bool {
-        let mut start = 0;
-        let key = self.key.as_bytes();
-        let same_key = Self::key_parts(env_desc, spec).iter().zip(self.ends).all(|(part, end)| {
-            let same = key[start..end] == *part.as_bytes();
-            start = end;
-            same
-        });
-        same_key
-            && match &self.names {
+        let text = self.text.as_bytes();
+        let parts = Self::key_parts(env_desc, spec);
+        for (i, part) in parts.iter().enumerate() {
+            if let Some((start, end)) = self.parts[i] {
+                // Lengths first: most parts are empty or differ in length
+                // when they differ at all.
+                if part.len() != end - start || (start != end && text[start..end] != *part.as_bytes()) {
+                    return false;
+                }
+            }
+        }
+        match &self.names {
                 None => true,
                 Some(names) => Rc::ptr_eq(names, &post.names()),
             }
@@ -354,24 +348,42 @@ impl Role {
     /// "You are a {profile}, named {name}, your goal is {goal}." plus
     /// constraints and the environment with the other roles' names.
     pub fn prefix(&self, env_desc: &str, role_names: &[String]) -> String {
-        if !self.spec.desc.is_empty() {
-            return self.spec.desc.clone();
+        self.prefix_and_parts(env_desc, role_names).0
+    }
+
+    /// [`Role::prefix`], and where each of [`PrefixCache::key_parts`]
+    /// stands in it (see [`PrefixCache::parts`]).
+    fn prefix_and_parts(&self, env_desc: &str, role_names: &[String]) -> (String, [Option<(usize, usize)>; 6]) {
+        let spec = &self.spec;
+        if !spec.desc.is_empty() {
+            return (spec.desc.clone(), [None, None, None, None, None, Some((0, spec.desc.len()))]);
         }
         // Pushed piece by piece rather than formatted: every role of a new
         // team makes its prefix on its first call.
-        let spec = &self.spec;
+        let mut parts = [Some((0, 0)); 6];
         let mut prefix = String::with_capacity(64 + spec.profile.len() + spec.name.len() + spec.goal.len() + spec.constraints.len());
-        for piece in ["You are ", article(&spec.profile), " ", &spec.profile, ", named ", &spec.name, ", your goal is ", &spec.goal, ". "] {
+        let mut part = |prefix: &mut String, slot: usize, text: &str| {
+            let start = prefix.len();
+            prefix.push_str(text);
+            parts[slot] = Some((start, prefix.len()));
+        };
+        for piece in ["You are ", article(&spec.profile), " "] {
             prefix.push_str(piece);
         }
+        part(&mut prefix, 2, &spec.profile);
+        prefix.push_str(", named ");
+        part(&mut prefix, 1, &spec.name);
+        prefix.push_str(", your goal is ");
+        part(&mut prefix, 3, &spec.goal);
+        prefix.push_str(". ");
         if !spec.constraints.is_empty() {
-            for piece in ["The constraint is ", &spec.constraints, ". "] {
-                prefix.push_str(piece);
-            }
+            prefix.push_str("The constraint is ");
+            part(&mut prefix, 4, &spec.constraints);
+            prefix.push_str(". ");
         }
         if !env_desc.is_empty() {
             prefix.push_str("You are in ");
-            prefix.push_str(env_desc);
+            part(&mut prefix, 0, env_desc);
             let mut others = role_names.iter().filter(|n| **n != spec.name);
             if let Some(first) = others.next() {
                 prefix.push_str(" with roles(");
@@ -384,7 +396,7 @@ impl Role {
             }
             prefix.push('.');
         }
-        prefix
+        (prefix, parts)
     }
 
     /// [`Role::prefix`] in `world`, made once and reused while the team's
@@ -398,8 +410,9 @@ impl Role {
         }
         // Without a description the prefix names nobody else.
         let names = (!world.env_desc.is_empty()).then(|| world.post.borrow().names());
-        let text: Rc<str> = Rc::from(self.prefix(&world.env_desc, names.as_deref().unwrap_or_default()));
-        *self.prefix_cache.borrow_mut() = Some(PrefixCache::new(names, &world.env_desc, &self.spec, text.clone()));
+        let (text, parts) = self.prefix_and_parts(&world.env_desc, names.as_deref().unwrap_or_default());
+        let text: Rc<str> = Rc::from(text);
+        *self.prefix_cache.borrow_mut() = Some(PrefixCache { names, parts, text: text.clone() });
         text
     }
 
@@ -813,6 +826,49 @@ Answer only the number, with no other text. If your goal is met and no stage is 
         );
         assert_eq!(state_prompt("user: hi\nBob: ok", &states, -1), want);
         assert!(state_prompt("", &[], 2).contains("between 0 and 0 for"));
+    }
+
+    /// The cached prefix follows every change of what it is made of: each
+    /// part of the spec, the environment's description and the team.
+    #[test]
+    fn prefix_in_is_remade_when_anything_it_shows_changes() {
+        use crate::core::team::Team;
+        let llm = crate::core::llm::scripted::ScriptedLlm::from_texts("m", Vec::<String>::new());
+        let mut team = Team::new("", Rc::new(llm), EventSink::default());
+        team.hire([Role::new(RoleSpec::new("Alice", "Engineer").goal("code"), vec![]), Role::new(RoleSpec::new("Bob", "QA"), vec![])]);
+        let fresh = |team: &Team| {
+            let (role, world) = (&team.env.roles()[0], &team.env.world);
+            let cached = role.prefix_in(world);
+            assert!(Rc::ptr_eq(&cached, &role.prefix_in(world)), "kept while nothing changes");
+            assert_eq!(*cached, *role.prefix(&world.env_desc, &world.post.borrow().names()));
+            cached.to_string()
+        };
+        fn spec(team: &mut Team) -> &mut RoleSpec {
+            &mut team.env.roles_mut()[0].spec
+        }
+        let mut seen = vec![fresh(&team)];
+        let edits: [&dyn Fn(&mut Team); 8] = [
+            &|t| spec(t).goal = "test".into(),
+            &|t| spec(t).goal = String::new(),
+            &|t| spec(t).constraints = "be brief".into(),
+            &|t| spec(t).profile = "Architect".into(),
+            &|t| spec(t).name = "Alina".into(),
+            &|t| t.env.world.env_desc = "a company".into(),
+            &|t| t.hire([Role::new(RoleSpec::new("Eve", "PM"), vec![])]),
+            &|t| spec(t).desc = "I am Alina.".into(),
+        ];
+        for edit in edits {
+            edit(&mut team);
+            seen.push(fresh(&team));
+        }
+        let distinct: BTreeSet<&String> = seen.iter().collect();
+        assert_eq!(distinct.len(), seen.len(), "{seen:#?}");
+        // With a desc, only the desc shows, whatever else changes.
+        spec(&mut team).goal = "anything".into();
+        team.env.world.env_desc = String::new();
+        assert_eq!(fresh(&team), "I am Alina.");
+        spec(&mut team).desc = String::new();
+        assert_eq!(fresh(&team), "You are an Architect, named Alina, your goal is anything. The constraint is be brief. ");
     }
 
     #[test]
