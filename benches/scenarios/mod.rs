@@ -29,6 +29,8 @@ pub mod table;
 pub mod team;
 
 mod broadcast;
+// Native only: the browser runner has no process to hand a variable to.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod drive;
 mod memory;
 mod pipeline;
