@@ -48,10 +48,6 @@ impl Tail {
         self.c
     }
 
-    pub(super) fn into_json(self) -> String {
-        self.json
-    }
-
     /// How many entries the log holds.
     pub(super) fn end(&self) -> u64 {
         self.end
@@ -66,13 +62,19 @@ pub(super) struct Chunk {
     pub json: String,
 }
 
+/// Whether a chunk of `json` is closed at `limit` bytes.
+pub(super) fn is_full(json: &str, limit: usize) -> bool {
+    json.len() >= limit || !json.ends_with(']')
+}
+
 /// The chunks that append `items` (each an entry's JSON) to a log whose
 /// last chunk is `tail` (`None`: an empty log). The first one rewrites
-/// `tail` when it still has room; a chunk is closed at `limit` bytes.
-pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<&Tail>, items: I, limit: usize) -> Vec<Chunk> {
+/// `tail` (taken, not copied) when it still has room; a chunk is closed at
+/// `limit` bytes.
+pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: I, limit: usize) -> Vec<Chunk> {
     let (mut c, mut end, mut json) = match tail {
-        Some(t) if t.json.len() < limit && t.json.ends_with(']') => {
-            let mut json = t.json.clone();
+        Some(t) if !is_full(&t.json, limit) => {
+            let mut json = t.json;
             json.pop();
             (t.c, t.end, json)
         }
