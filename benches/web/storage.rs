@@ -125,13 +125,15 @@ fn percentile(values: &[f64], p: f64) -> f64 {
 /// One commit of the latency figures: milliseconds from the message's
 /// making to the transaction's completion (`total`), of finding the
 /// changes (`diff`), up to every request issued (`issue`: the changes,
-/// the rows built, the requests made) and then until `complete` fired
-/// (`wait`); the requests it made and the tail row's size.
+/// the rows built, the requests made), then until the session row read
+/// first was answered and checked (`read`) and then until `complete`
+/// fired (`wait`); the requests it made and the tail row's size.
 #[derive(Debug, Clone, Copy)]
 struct Sample {
     total: f64,
     diff: f64,
     issue: f64,
+    read: f64,
     wait: f64,
     writes: usize,
     tail_bytes: usize,
@@ -156,7 +158,8 @@ async fn commit_latencies(store: &IdbStore, writer: &mut SessionWriter, team: &m
             total: end - t0,
             diff,
             issue: probe.issued_ms - t0,
-            wait: end - probe.issued_ms,
+            read: probe.checked_ms - probe.issued_ms,
+            wait: end - probe.checked_ms,
             writes: probe.writes,
             tail_bytes: probe.tail_bytes,
         });
@@ -174,11 +177,13 @@ fn distribution(figures: &mut Vec<Figure>, label: &str, samples: &[Sample]) {
         figures.push(Figure::ms("#6", format!("commit, {label}: p{p}{goal}"), percentile(&total, p)));
     }
     figures.push(Figure::ms("#6", format!("commit, {label}: max"), percentile(&total, 100.0)));
-    let (diff, issue, wait) = (of(|s| s.diff), of(|s| s.issue), of(|s| s.wait));
+    let (diff, issue, read, wait) = (of(|s| s.diff), of(|s| s.issue), of(|s| s.read), of(|s| s.wait));
     figures.push(Figure::ms("#6", "  finding the changes, p50", percentile(&diff, 50.0)));
     figures.push(Figure::ms("#6", "  finding the changes, p95", percentile(&diff, 95.0)));
     figures.push(Figure::ms("#6", "  until every request is issued, p50", percentile(&issue, 50.0)));
     figures.push(Figure::ms("#6", "  until every request is issued, p95", percentile(&issue, 95.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked, p50", percentile(&read, 50.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked, p95", percentile(&read, 95.0)));
     figures.push(Figure::ms("#6", "  then until `complete`, p50", percentile(&wait, 50.0)));
     figures.push(Figure::ms("#6", "  then until `complete`, p95", percentile(&wait, 95.0)));
     figures.push(Figure::bytes("#6", "  the tail row's JSON, p50", percentile(&of(|s| s.tail_bytes as f64), 50.0)));
@@ -192,7 +197,12 @@ fn distribution(figures: &mut Vec<Figure>, label: &str, samples: &[Sample]) {
     figures.push(Figure::count("#6", "  ... of the slowest 5 %", slow_sealing as f64));
     let list: Vec<String> = slow
         .iter()
-        .map(|(i, s)| format!("#{i}: {:.2} ms (changes {:.2}, issue {:.2}, wait {:.2}; {} writes, tail {} B)", s.total, s.diff, s.issue, s.wait, s.writes, s.tail_bytes))
+        .map(|(i, s)| {
+            format!(
+                "#{i}: {:.2} ms (changes {:.2}, issue {:.2}, read {:.2}, wait {:.2}; {} writes, tail {} B)",
+                s.total, s.diff, s.issue, s.read, s.wait, s.writes, s.tail_bytes
+            )
+        })
         .collect();
     console_log!("commit, {label}: the slowest 5 % (p95 {p95:.2} ms):\n  {}", list.join("\n  "));
 }

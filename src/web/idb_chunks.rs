@@ -26,10 +26,10 @@ pub(super) const V3_CHUNK_BYTES: usize = 32 * 1024;
 /// which each commit rewrites: a chunk of the message log or of the cost
 /// entries is closed at this size, so a restore reads ~1 row per 8 KiB
 /// and a commit rewrites at most ~8 KiB of each...
-pub(super) const LOG_CHUNK_BYTES: usize = 8 * 1024;
+pub(super) const LOG_CHUNK_BYTES: usize = 4 * 1024;
 /// ... and a chunk of message ids (the history, a role's list: ~700 ids)
 /// at this one (a session of 10,000 messages has 25 role lists).
-pub(super) const ID_CHUNK_BYTES: usize = 4 * 1024;
+pub(super) const ID_CHUNK_BYTES: usize = 1024;
 
 /// The last chunk of a log: where appending continues.
 #[derive(Debug, Clone)]

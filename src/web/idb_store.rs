@@ -168,9 +168,12 @@ pub struct CommitProbe {
     pub writes: usize,
     /// Bytes of the tail row's JSON it wrote (0: none).
     pub tail_bytes: usize,
-    /// `performance.now()` once every request was issued, just before
-    /// waiting for the transaction to complete.
+    /// `performance.now()` once every request was issued (before the
+    /// session row read first is awaited)...
     pub issued_ms: f64,
+    /// ... and once that read was checked, just before waiting for the
+    /// transaction to complete.
+    pub checked_ms: f64,
 }
 
 /// How a commit ended.
@@ -531,6 +534,7 @@ impl IdbStore {
                 || batch.costs_replaced
                 || roles_touched;
             let mut tail_bytes = 0;
+            let mut issued_ms = 0.0;
             if tail_changed || !cached {
                 let json = to_json(&known.tail)?;
                 tail_bytes = json.len();
@@ -551,6 +555,7 @@ impl IdbStore {
                 let record = update(record);
                 let json = to_json(&record)?;
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
+                issued_ms = performance_now();
                 let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if stamp_of(&row) != known.stamp || json_of(&row).as_deref() != Some(known.session_json.as_str()) {
                     return Ok(None);
@@ -573,8 +578,8 @@ impl IdbStore {
                 }
             }
             known.stamp = stamp;
-            let issued_ms = web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
-            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms });
+            let checked_ms = performance_now();
+            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms });
             Ok(Some(known))
         }
         .await;
@@ -654,6 +659,10 @@ impl Writes<'_> {
         }
         Ok(())
     }
+}
+
+fn performance_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn object_store(tx: &Transaction, name: &str) -> Result<ObjectStore, StoreError> {
