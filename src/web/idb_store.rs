@@ -33,8 +33,9 @@
 //! of every log is in the session's tail row with the meta head, the
 //! ledger head and the roles' records without their lists; only a full
 //! chunk goes to its log's store. A commit of a running team is then two
-//! puts (the tail, the session) and two gets (the session, the lease),
-//! issued together: see `commit_once` and ARCHITECTURE.md, "Storage".
+//! puts (the tail, the session) and one get (the session, whose write
+//! stamp also vouches for the lease row this connection knows), issued
+//! together: see `commit_once` and ARCHITECTURE.md, "Storage".
 //!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
@@ -462,11 +463,12 @@ impl IdbStore {
 
     /// One commit of `batch` as one transaction. With `known`, every write
     /// is issued before anything is awaited (the tail row, the session row,
-    /// a sealed chunk now and then), and the reads it needs (the session
-    /// row, the lease) are issued first and checked last: a lease held by
-    /// another tab, or a session row that is not the one `known` was taken
-    /// with, aborts the transaction (nothing of it is kept). Without
-    /// `known`, the tail and the session row are read first.
+    /// a sealed chunk now and then), and the read it needs (the session
+    /// row; the lease row too when `known` does not hold it) is issued
+    /// first and checked last: a session row that is not the one `known`
+    /// was taken with, or a lease held by another tab, aborts the
+    /// transaction (nothing of it is kept). Without `known`, the tail and
+    /// the session row are read first.
     async fn commit_once(&self, id: &str, batch: &Batch, known: Option<Known>) -> Result<Committed, StoreError> {
         let roles_touched = !batch.roles.is_empty() || !batch.roles_removed.is_empty();
         // The lease as this connection knows it holds while the session
