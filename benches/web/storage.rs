@@ -122,24 +122,128 @@ fn percentile(values: &[f64], p: f64) -> f64 {
     v[rank.clamp(1, v.len()) - 1]
 }
 
+/// One commit of the latency figures: milliseconds from the message's
+/// making to the transaction's completion (`total`), of finding the
+/// changes (`diff`), up to every request issued (`issue`: the changes,
+/// the rows built, the requests made), then until the session row read
+/// first was answered and checked (`read`) and then until `complete`
+/// fired (`wait`); the requests it made and the tail row's size.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    total: f64,
+    diff: f64,
+    issue: f64,
+    read: f64,
+    wait: f64,
+    writes: usize,
+    tail_bytes: usize,
+}
+
 /// `COMMITS` user messages into `team`, each committed before the next is
 /// made, as the checkpoints do (`SessionWriter::changes` over the live
-/// team, then one transaction); the milliseconds from each message's
-/// making to its commit, and of computing the changes.
-async fn commit_latencies(store: &IdbStore, writer: &mut SessionWriter, team: &mut Team) -> (Vec<f64>, Vec<f64>) {
-    let mut latencies = Vec::with_capacity(COMMITS);
-    let mut diffs = Vec::with_capacity(COMMITS);
+/// team, then one transaction).
+async fn commit_latencies(store: &IdbStore, writer: &mut SessionWriter, team: &mut Team) -> Vec<Sample> {
+    let mut samples = Vec::with_capacity(COMMITS);
     for i in 0..COMMITS {
         let t0 = now_ms();
         let message = team.publish_user_message(&format!("message {i} {}", "x".repeat(100)), &[]);
         let changes = team.with_frame(|frame| writer.changes(frame));
-        diffs.push(now_ms() - t0);
+        let diff = now_ms() - t0;
         assert_eq!(changes.batch.messages.iter().map(|m| m.id).collect::<Vec<_>>(), [message.id], "the new message, only");
         let written = writer.commit(store, changes, None, 2 + i as u64).await.expect("commit");
-        latencies.push(now_ms() - t0);
+        let end = now_ms();
         assert!(written >= 1, "the new message is written");
+        let probe = store.last_commit();
+        samples.push(Sample {
+            total: end - t0,
+            diff,
+            issue: probe.issued_ms - t0,
+            read: probe.checked_ms - probe.issued_ms,
+            wait: end - probe.checked_ms,
+            writes: probe.writes,
+            tail_bytes: probe.tail_bytes,
+        });
     }
-    (latencies, diffs)
+    samples
+}
+
+/// The commit latencies' distribution, and where the slow ones come from:
+/// figures under `label`, the slowest commits listed on the console.
+fn distribution(figures: &mut Vec<Figure>, label: &str, samples: &[Sample]) {
+    let of = |f: fn(&Sample) -> f64| samples.iter().map(f).collect::<Vec<f64>>();
+    let total = of(|s| s.total);
+    for p in [50.0, 90.0, 95.0, 99.0] {
+        let goal = if p == 95.0 { " (goal ≤ 5 ms)" } else { "" };
+        figures.push(Figure::ms("#6", format!("commit, {label}: p{p}{goal}"), percentile(&total, p)));
+    }
+    figures.push(Figure::ms("#6", format!("commit, {label}: max"), percentile(&total, 100.0)));
+    let (diff, issue, read, wait) = (of(|s| s.diff), of(|s| s.issue), of(|s| s.read), of(|s| s.wait));
+    figures.push(Figure::ms("#6", "  finding the changes, p50", percentile(&diff, 50.0)));
+    figures.push(Figure::ms("#6", "  finding the changes, p95", percentile(&diff, 95.0)));
+    figures.push(Figure::ms("#6", "  until every request is issued, p50", percentile(&issue, 50.0)));
+    figures.push(Figure::ms("#6", "  until every request is issued, p95", percentile(&issue, 95.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked, p50", percentile(&read, 50.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked, p95", percentile(&read, 95.0)));
+    figures.push(Figure::ms("#6", "  then until `complete`, p50", percentile(&wait, 50.0)));
+    figures.push(Figure::ms("#6", "  then until `complete`, p95", percentile(&wait, 95.0)));
+    figures.push(Figure::bytes("#6", "  the tail row's JSON, p50", percentile(&of(|s| s.tail_bytes as f64), 50.0)));
+    // The slowest 5 %: do they seal chunks (more than the two puts), come
+    // at a period, wait in `complete` or in our own work?
+    let p95 = percentile(&total, 95.0);
+    let slow: Vec<(usize, &Sample)> = samples.iter().enumerate().filter(|(_, s)| s.total >= p95).collect();
+    let sealing = samples.iter().filter(|s| s.writes > 2).count();
+    let slow_sealing = slow.iter().filter(|(_, s)| s.writes > 2).count();
+    figures.push(Figure::count("#6", "  commits sealing a chunk (> 2 writes), of all", sealing as f64));
+    figures.push(Figure::count("#6", "  ... of the slowest 5 %", slow_sealing as f64));
+    let list: Vec<String> = slow
+        .iter()
+        .map(|(i, s)| {
+            format!(
+                "#{i}: {:.2} ms (changes {:.2}, issue {:.2}, read {:.2}, wait {:.2}; {} writes, tail {} B)",
+                s.total, s.diff, s.issue, s.read, s.wait, s.writes, s.tail_bytes
+            )
+        })
+        .collect();
+    console_log!("commit, {label}: the slowest 5 % (p95 {p95:.2} ms):\n  {}", list.join("\n  "));
+}
+
+/// The floor: `n` bare transactions in a fresh database from JavaScript
+/// itself (no wasm, no serde): each opens a `readwrite` transaction with
+/// relaxed durability, puts one row of `bytes` bytes of text (a second of
+/// 300 bytes and one get too when `like_ours`, the shape of our commit)
+/// and waits for `complete`.
+async fn bare_puts(n: usize, bytes: usize, like_ours: bool) -> Vec<f64> {
+    let body = r#"
+        return (async () => {
+          const name = 'tabteam-bench-bare';
+          await new Promise((ok, no) => { const r = indexedDB.deleteDatabase(name); r.onsuccess = ok; r.onerror = () => no(r.error); });
+          const db = await new Promise((ok, no) => {
+            const r = indexedDB.open(name, 1);
+            r.onupgradeneeded = () => { r.result.createObjectStore('tails', { keyPath: 's' }); r.result.createObjectStore('sessions', { keyPath: 'id' }); };
+            r.onsuccess = () => ok(r.result);
+            r.onerror = () => no(r.error);
+          });
+          const out = [];
+          const json = 'x'.repeat(bytes), small = 'y'.repeat(300);
+          for (let i = 0; i < n; i++) {
+            const t0 = performance.now();
+            const tx = db.transaction(likeOurs ? ['sessions', 'tails'] : ['tails'], 'readwrite', { durability: 'relaxed' });
+            if (likeOurs) tx.objectStore('sessions').get('s1');
+            tx.objectStore('tails').put({ s: 's1', json: json + i });
+            if (likeOurs) tx.objectStore('sessions').put({ id: 's1', w: 'w' + i, json: small });
+            await new Promise((ok, no) => { tx.oncomplete = ok; tx.onerror = tx.onabort = () => no(tx.error); });
+            out.push(performance.now() - t0);
+          }
+          db.close();
+          return out;
+        })();
+    "#;
+    let f = js_sys::Function::new_with_args("n, bytes, likeOurs", body);
+    let promise = f
+        .call3(&wasm_bindgen::JsValue::NULL, &(n as f64).into(), &(bytes as f64).into(), &like_ours.into())
+        .expect("the bare transactions start");
+    let out = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise)).await.expect("the bare transactions");
+    js_sys::Array::from(&out).iter().map(|v| v.as_f64().expect("a time")).collect()
 }
 
 /// Open session `id` from the store and rebuild its team; milliseconds of
@@ -162,14 +266,20 @@ async fn storage() {
     let begin = now_ms();
     let mut figures = Vec::new();
 
+    // The floor of this machine: bare transactions from JavaScript.
+    for (label, bytes, like_ours) in [("1 put of 200 B", 200, false), ("1 put of 8 KiB", 8 * 1024, false), ("our shape: get + put 8 KiB + put 300 B", 8 * 1024, true)] {
+        let times = bare_puts(COMMITS, bytes, like_ours).await;
+        for p in [50.0, 95.0, 99.0] {
+            figures.push(Figure::ms("#6", format!("floor, bare transaction, {label}: p{p}"), percentile(&times, p)));
+        }
+    }
+
     // Commit latency in a fresh session.
     let store = fresh_store("tabteam-bench-storage").await;
     let mut team = pipeline();
     let mut writer = new_session(&store, "fresh").await;
-    let (fresh, snapshots) = commit_latencies(&store, &mut writer, &mut team).await;
-    figures.push(Figure::ms("#6", "commit, fresh session: p50", percentile(&fresh, 50.0)));
-    figures.push(Figure::ms("#6", "commit, fresh session: p95 (goal ≤ 5 ms)", percentile(&fresh, 95.0)));
-    figures.push(Figure::ms("#6", "  of which finding the changes, p50", percentile(&snapshots, 50.0)));
+    let fresh = commit_latencies(&store, &mut writer, &mut team).await;
+    distribution(&mut figures, "fresh session", &fresh);
     // The floor: a commit that only touches the session record.
     let mut floor = Vec::with_capacity(100);
     for i in 0..100u64 {
@@ -207,10 +317,8 @@ async fn storage() {
 
         if size == 10_000 {
             // Commit latency as the session keeps growing from there.
-            let (late, snapshots) = commit_latencies(&store, &mut writer, &mut team).await;
-            figures.push(Figure::ms("#6", format!("commit, session of {messages}+: p50"), percentile(&late, 50.0)));
-            figures.push(Figure::ms("#6", format!("commit, session of {messages}+: p95 (goal ≤ 5 ms)"), percentile(&late, 95.0)));
-            figures.push(Figure::ms("#6", "  of which finding the changes, p50", percentile(&snapshots, 50.0)));
+            let late = commit_latencies(&store, &mut writer, &mut team).await;
+            distribution(&mut figures, &format!("session of {messages}+"), &late);
         }
     }
     store.close();

@@ -24,12 +24,15 @@ use super::{describe, num, session_range, IdbStore, StoreError};
 pub(super) const V3_CHUNK_BYTES: usize = 32 * 1024;
 /// Since v4 the open chunk of every log is in the session's tail row,
 /// which each commit rewrites: a chunk of the message log or of the cost
-/// entries is closed at this size, so a restore reads ~1 row per 8 KiB
-/// and a commit rewrites at most ~8 KiB of each...
-pub(super) const LOG_CHUNK_BYTES: usize = 8 * 1024;
-/// ... and a chunk of message ids (the history, a role's list: ~700 ids)
-/// at this one (a session of 10,000 messages has 25 role lists).
-pub(super) const ID_CHUNK_BYTES: usize = 4 * 1024;
+/// entries is closed at this size, so a restore reads ~1 row per 4 KiB
+/// and a commit rewrites at most ~4 KiB of each (8 KiB until the commit
+/// latency work of issue #6: a bigger tail row, a slower commit)...
+pub(super) const LOG_CHUNK_BYTES: usize = 4 * 1024;
+/// ... and a chunk of message ids (the history, a role's list: ~170 ids)
+/// at this one: a team's 20 lists' open chunks are the bulk of the tail
+/// row (~42 KB at 10,000 messages with 4 KiB, ~14 KB with 1 KiB); the
+/// restore reads more, smaller rows (10,000 messages: ~131–141 ms).
+pub(super) const ID_CHUNK_BYTES: usize = 1024;
 
 /// The last chunk of a log: where appending continues.
 #[derive(Debug, Clone)]
@@ -48,10 +51,6 @@ impl Tail {
         self.c
     }
 
-    pub(super) fn into_json(self) -> String {
-        self.json
-    }
-
     /// How many entries the log holds.
     pub(super) fn end(&self) -> u64 {
         self.end
@@ -66,13 +65,19 @@ pub(super) struct Chunk {
     pub json: String,
 }
 
+/// Whether a chunk of `json` is closed at `limit` bytes.
+pub(super) fn is_full(json: &str, limit: usize) -> bool {
+    json.len() >= limit || !json.ends_with(']')
+}
+
 /// The chunks that append `items` (each an entry's JSON) to a log whose
 /// last chunk is `tail` (`None`: an empty log). The first one rewrites
-/// `tail` when it still has room; a chunk is closed at `limit` bytes.
-pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<&Tail>, items: I, limit: usize) -> Vec<Chunk> {
+/// `tail` (taken, not copied) when it still has room; a chunk is closed at
+/// `limit` bytes.
+pub(super) fn append<I: IntoIterator<Item = String>>(tail: Option<Tail>, items: I, limit: usize) -> Vec<Chunk> {
     let (mut c, mut end, mut json) = match tail {
-        Some(t) if t.json.len() < limit && t.json.ends_with(']') => {
-            let mut json = t.json.clone();
+        Some(t) if !is_full(&t.json, limit) => {
+            let mut json = t.json;
             json.pop();
             (t.c, t.end, json)
         }

@@ -33,8 +33,9 @@
 //! of every log is in the session's tail row with the meta head, the
 //! ledger head and the roles' records without their lists; only a full
 //! chunk goes to its log's store. A commit of a running team is then two
-//! puts (the tail, the session) and two gets (the session, the lease),
-//! issued together: see `commit_once` and ARCHITECTURE.md, "Storage".
+//! puts (the tail, the session) and one get (the session, whose write
+//! stamp also vouches for the lease row this connection knows), issued
+//! together: see `commit_once` and ARCHITECTURE.md, "Storage".
 //!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
@@ -132,6 +133,8 @@ pub struct IdbStore {
     /// This connection's part of the write stamps, and its count of them.
     instance: String,
     stamps: Cell<u64>,
+    /// What the last commit did (benchmarks read it, see [`CommitProbe`]).
+    probe: Cell<CommitProbe>,
     _on_version_change: Closure<dyn FnMut(web_sys::Event)>,
 }
 
@@ -149,6 +152,29 @@ struct Known {
     tail: tail::TailRecord,
     /// Roles not here are not known: a commit rewrites their lists whole.
     lists: HashMap<String, tail::Lists>,
+    /// The session's lease row as this connection last read or wrote it
+    /// (`Some(None)`: none; `None`: not known, a commit reads it). Every
+    /// write of a lease row renews the session row's write stamp, so while
+    /// the stamp is `stamp` the lease row is this one: a commit checks the
+    /// lease against it instead of reading it.
+    lock: Option<Option<LockRecord>>,
+}
+
+/// What the last commit of a connection did, for the storage benchmark
+/// (`benches/web/storage.rs`) to tell where its time goes.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CommitProbe {
+    /// Requests in its transaction (puts and deletes; the reads apart).
+    pub writes: usize,
+    /// Bytes of the tail row's JSON it wrote (0: none).
+    pub tail_bytes: usize,
+    /// `performance.now()` once every request was issued (before the
+    /// session row read first is awaited)...
+    pub issued_ms: f64,
+    /// ... and once that read was checked, just before waiting for the
+    /// transaction to complete.
+    pub checked_ms: f64,
 }
 
 /// How a commit ended.
@@ -250,6 +276,7 @@ impl IdbStore {
             known: RefCell::default(),
             instance: format!("{:x}", (js_sys::Math::random() * 2f64.powi(48)) as u64),
             stamps: Cell::new(0),
+            probe: Cell::default(),
             _on_version_change: on_version_change,
         })
     }
@@ -291,6 +318,12 @@ impl IdbStore {
         }
         .map_err(|e| self.js_error(&e))?;
         Ok((raw.clone(), Transaction::from(raw)))
+    }
+
+    /// What the last commit did (benchmarks).
+    #[doc(hidden)]
+    pub fn last_commit(&self) -> CommitProbe {
+        self.probe.get()
     }
 
     /// A new write stamp for a session row.
@@ -388,6 +421,35 @@ impl IdbStore {
         Ok((parse_row(&row)?, stamp_of(&row)))
     }
 
+    /// The session row's record JSON and write stamp, if there is one.
+    async fn raw_session_row(&self, tx: &Transaction, id: &str) -> Result<Option<(String, String)>, StoreError> {
+        let sessions = object_store(tx, SESSIONS)?;
+        let row = sessions.get(Query::Key(id.into())).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
+        row.map(|row| Ok((json_of(&row).ok_or_else(|| StoreError::Corrupt("a saved row has no data".into()))?, stamp_of(&row)))).transpose()
+    }
+
+    /// Writes the session row (`json`, its record) again with a new write
+    /// stamp, so that a commit of any connection that knew the lease row
+    /// reads it again; the stamp.
+    fn restamp(&self, tx: &Transaction, w: &mut Writes<'_>, id: &str, json: &str) -> Result<String, StoreError> {
+        let stamp = self.stamp();
+        w.put(&object_store(tx, SESSIONS)?, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], json)?)?;
+        Ok(stamp)
+    }
+
+    /// This connection wrote the lease row `lock` of session `id`, moving
+    /// its write stamp from `old` to `new`: what it knows of the session
+    /// stays true if it was true (a commit running now keeps its own view,
+    /// and its next one finds it stale and reads the database).
+    fn lease_written(&self, id: &str, old: &str, new: String, lock: Option<LockRecord>) {
+        if let Some(known) = self.known.borrow_mut().get_mut(id) {
+            if known.stamp == old {
+                known.stamp = new;
+                known.lock = Some(lock);
+            }
+        }
+    }
+
     async fn lock_row(&self, tx: &Transaction, id: &str) -> Result<Option<LockRecord>, StoreError> {
         self.get_row(&object_store(tx, LOCKS)?, id.into()).await
     }
@@ -401,15 +463,19 @@ impl IdbStore {
 
     /// One commit of `batch` as one transaction. With `known`, every write
     /// is issued before anything is awaited (the tail row, the session row,
-    /// a sealed chunk now and then), and the reads it needs (the session
-    /// row, the lease) are issued first and checked last: a lease held by
-    /// another tab, or a session row that is not the one `known` was taken
-    /// with, aborts the transaction (nothing of it is kept). Without
-    /// `known`, the tail and the session row are read first.
+    /// a sealed chunk now and then), and the read it needs (the session
+    /// row; the lease row too when `known` does not hold it) is issued
+    /// first and checked last: a session row that is not the one `known`
+    /// was taken with, or a lease held by another tab, aborts the
+    /// transaction (nothing of it is kept). Without `known`, the tail and
+    /// the session row are read first.
     async fn commit_once(&self, id: &str, batch: &Batch, known: Option<Known>) -> Result<Committed, StoreError> {
         let roles_touched = !batch.roles.is_empty() || !batch.roles_removed.is_empty();
+        // The lease as this connection knows it holds while the session
+        // row's stamp is the known one (checked below); else it is read.
+        let lock_known = known.as_ref().is_some_and(|k| k.lock.is_some());
         let touched = [
-            (LOCKS, batch.holder.is_some()),
+            (LOCKS, batch.holder.is_some() && !lock_known),
             (HISTORY, batch.history.is_some()),
             (MESSAGE_CHUNKS, !batch.messages.is_empty()),
             (ROLE_LISTS, roles_touched),
@@ -427,8 +493,8 @@ impl IdbStore {
             // Issued now, awaited once the writes are issued.
             let row = sessions.get(Query::Key(id.into())).map_err(idb)?.into_future();
             let lock = match &batch.holder {
-                Some(_) => Some(object_store(&tx, LOCKS)?.get(Query::Key(id.into())).map_err(idb)?.into_future()),
-                None => None,
+                Some(_) if !lock_known => Some(object_store(&tx, LOCKS)?.get(Query::Key(id.into())).map_err(idb)?.into_future()),
+                _ => None,
             };
             let cached = known.is_some();
             let mut known = match known {
@@ -436,7 +502,7 @@ impl IdbStore {
                 None => {
                     let found = tails.get(Query::Key(id.into())).map_err(idb)?.await.map_err(idb)?;
                     let tail = found.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
-                    Known { stamp: String::new(), session: None, session_json: String::new(), tail, lists: HashMap::new() }
+                    Known { stamp: String::new(), session: None, session_json: String::new(), tail, lists: HashMap::new(), lock: None }
                 }
             };
             let mut extras = Vec::new();
@@ -469,8 +535,12 @@ impl IdbStore {
                 || !batch.costs.is_empty()
                 || batch.costs_replaced
                 || roles_touched;
+            let mut tail_bytes = 0;
+            let mut issued_ms = 0.0;
             if tail_changed || !cached {
-                w.put(&tails, &session_keyed(id, &known.tail)?)?;
+                let json = to_json(&known.tail)?;
+                tail_bytes = json.len();
+                w.put(&tails, &raw_row(&[("s", id.into())], &json)?)?;
             }
             let update = |mut record: SessionRecord| {
                 record.updated_ms = batch.now_ms;
@@ -487,6 +557,7 @@ impl IdbStore {
                 let record = update(record);
                 let json = to_json(&record)?;
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
+                issued_ms = performance_now();
                 let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if stamp_of(&row) != known.stamp || json_of(&row).as_deref() != Some(known.session_json.as_str()) {
                     return Ok(None);
@@ -499,15 +570,18 @@ impl IdbStore {
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
                 (known.session, known.session_json) = (Some(record), json);
             }
-            if let (Some(holder), Some(lock)) = (&batch.holder, lock) {
-                if let Some(lock) = lock.await.map_err(idb)? {
-                    let lock: LockRecord = parse_row(&lock)?;
-                    if lock.excludes(holder, batch.now_ms) {
-                        return Err(StoreError::Locked { by: lock.holder });
-                    }
+            if let Some(holder) = &batch.holder {
+                if let Some(lock) = lock {
+                    known.lock = Some(lock.await.map_err(idb)?.map(|r| parse_row(&r)).transpose()?);
+                }
+                // Read now, or known and still so (the stamp is unchanged).
+                if let Some(Some(lock)) = known.lock.as_ref().filter(|l| l.as_ref().is_some_and(|l| l.excludes(holder, batch.now_ms))) {
+                    return Err(StoreError::Locked { by: lock.holder.clone() });
                 }
             }
             known.stamp = stamp;
+            let checked_ms = performance_now();
+            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms });
             Ok(Some(known))
         }
         .await;
@@ -587,6 +661,10 @@ impl Writes<'_> {
         }
         Ok(())
     }
+}
+
+fn performance_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn object_store(tx: &Transaction, name: &str) -> Result<ObjectStore, StoreError> {
@@ -869,7 +947,7 @@ impl Store for IdbStore {
                 for f in &data.files {
                     w.put(&files, &file_row(s, f)?)?;
                 }
-                let known = Known { stamp, session: Some(record.clone()), session_json, tail, lists };
+                let known = Known { stamp, session: Some(record.clone()), session_json, tail, lists, lock: Some(None) };
                 Ok((record, known))
             }
             .await;
@@ -956,7 +1034,7 @@ impl Store for IdbStore {
             let (roles, role_lists) = tail.roles_with(&lists?)?;
             let (meta, ledger) = (tail.meta.clone(), tail.ledger.clone());
             // What a commit of this connection starts from next.
-            let known = Known { stamp, session: Some(session.clone()), session_json, tail, lists: role_lists };
+            let known = Known { stamp, session: Some(session.clone()), session_json, tail, lists: role_lists, lock: None };
             self.known.borrow_mut().insert(id.to_string(), known);
             // The log is appended in commit order; a message is kept once.
             messages.sort_by_key(|m| m.id);
@@ -990,7 +1068,7 @@ impl Store for IdbStore {
         Box::pin(async move {
             let (raw, tx, mut w) = self.write(&[SESSIONS, LOCKS])?;
             let result = async {
-                self.session_row(&tx, id).await?;
+                let (json, old_stamp) = self.raw_session_row(&tx, id).await?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if let Some(lock) = self.lock_row(&tx, id).await? {
                     if lock.excludes(holder, now_ms) {
                         return Err(StoreError::Locked { by: lock.holder });
@@ -998,24 +1076,36 @@ impl Store for IdbStore {
                 }
                 let lock = LockRecord { holder: holder.to_string(), expires_ms: now_ms.saturating_add(ttl_ms) };
                 w.put(&object_store(&tx, LOCKS)?, &session_keyed(id, &lock)?)?;
-                Ok(lock)
+                let stamp = self.restamp(&tx, &mut w, id, &json)?;
+                Ok((lock, old_stamp, stamp))
             }
             .await;
-            self.finish(raw, tx, result).await
+            let (lock, old, new) = self.finish(raw, tx, result).await?;
+            self.lease_written(id, &old, new, Some(lock.clone()));
+            Ok(lock)
         })
     }
 
     fn release_lock<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[LOCKS])?;
+            let (raw, tx, mut w) = self.write(&[SESSIONS, LOCKS])?;
             let result = async {
                 match self.lock_row(&tx, id).await? {
-                    Some(lock) if lock.holder == holder => w.delete(&object_store(&tx, LOCKS)?, Query::Key(id.into())),
-                    _ => Ok(()),
+                    Some(lock) if lock.holder == holder => {
+                        w.delete(&object_store(&tx, LOCKS)?, Query::Key(id.into()))?;
+                        match self.raw_session_row(&tx, id).await? {
+                            Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json)?))),
+                            None => Ok(None),
+                        }
+                    }
+                    _ => Ok(None),
                 }
             }
             .await;
-            self.finish(raw, tx, result).await
+            if let Some((old, new)) = self.finish(raw, tx, result).await? {
+                self.lease_written(id, &old, new, None);
+            }
+            Ok(())
         })
     }
 

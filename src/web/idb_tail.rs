@@ -57,18 +57,20 @@ impl OpenLog {
     /// Appends `items` (each an entry's JSON); returns the chunks it seals
     /// (to write to the log's store, once).
     pub fn append<I: IntoIterator<Item = String>>(&mut self, items: I, limit: usize) -> Vec<Chunk> {
-        let tail = Tail::new(self.c, self.end, std::mem::take(&mut self.json));
-        let mut all = chunks::append(Some(&tail), items, limit);
-        let continued = all.first().is_some_and(|first| first.c == self.c);
-        let Some(last) = all.pop() else {
-            self.json = tail.into_json();
+        let mut items = items.into_iter().peekable();
+        if items.peek().is_none() {
             return Vec::new();
-        };
-        let mut sealed = Vec::with_capacity(all.len() + 1);
-        if !continued {
-            // The open chunk was full: it is sealed as it was.
-            sealed.push(Chunk { c: self.c, end: self.end, json: tail.into_json() });
         }
+        let mut sealed = Vec::new();
+        if chunks::is_full(&self.json, limit) {
+            // The open chunk was full: it is sealed as it was.
+            sealed.push(Chunk { c: self.c, end: self.end, json: std::mem::replace(&mut self.json, "[]".into()) });
+            self.c += 1;
+        }
+        // The open chunk's text is moved in and back, never copied.
+        let tail = Tail::new(self.c, self.end, std::mem::take(&mut self.json));
+        let mut all = chunks::append(Some(tail), items, limit);
+        let last = all.pop().expect("appending at least one entry leaves an open chunk");
         sealed.extend(all);
         (self.c, self.end, self.json) = (last.c, last.end, last.json);
         sealed
