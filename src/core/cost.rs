@@ -222,6 +222,12 @@ impl CostLedger {
         }
     }
 
+    /// A ledger as it was saved, its totals taken as they were (not
+    /// recomputed from the entries).
+    pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: BTreeMap<String, Tally>, per_model: BTreeMap<String, Tally>, entries: Vec<CostEntry>) -> Self {
+        Self { budget, prices, total, per_role, per_model, entries }
+    }
+
     /// May a call to `model` with a prompt of about `prompt_tokens` be made?
     /// The prompt's cost counts against what is left, so a call is refused
     /// when even its prompt would overrun the budget.

@@ -34,6 +34,7 @@ pub mod sandbox;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
+pub mod sort;
 #[cfg(test)]
 mod scenarios;
 pub mod team;

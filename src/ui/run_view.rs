@@ -116,7 +116,9 @@ fn Conversation() -> impl IntoView {
 }
 
 fn initial(role: &str) -> String {
-    role.chars().next().map(|c| c.to_uppercase().collect()).unwrap_or_default()
+    // ASCII upper case: `char::to_uppercase` would ship Unicode's case
+    // table (~12 KB of wasm) for one letter of a role's name.
+    role.chars().next().map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default()
 }
 
 #[component]

@@ -209,8 +209,9 @@ impl InFlight {
         let this = self.clone();
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             let Some(id) = this.session_id.borrow().clone() else { return };
-            let partial: BTreeMap<String, String> =
-                this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())).collect();
+            // `extend`, not `collect` (which sorts first: see `core::sort`).
+            let mut partial = BTreeMap::new();
+            partial.extend(this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())));
             if partial.is_empty() {
                 return;
             }

@@ -87,9 +87,9 @@ fn join(problems: &[ArgProblem]) -> String {
     let texts: Vec<String> = problems.iter().map(ArgProblem::to_string).collect();
     let mut text = texts.join("; ");
     // "missing argument 'x'" starts a sentence in the message.
-    if let Some(first) = text.get(..1) {
-        let upper = first.to_uppercase();
-        text.replace_range(..1, &upper);
+    // (A one-byte first char is ASCII: no Unicode case tables needed.)
+    if let Some(first) = text.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
     text
 }

@@ -111,13 +111,11 @@ pub(crate) fn document_output(
 ) -> Result<ActionOutput, RoleError> {
     // An empty field would leave a bare heading, read as a broken document:
     // show a dash, which needs no translation.
-    let shown: Map<String, Value> = filled
-        .instruct_content
-        .iter()
-        .map(|(key, value)| {
-            (key.clone(), if is_blank(value) { Value::String(EMPTY_FIELD.into()) } else { value.clone() })
-        })
-        .collect();
+    // `extend`, not `collect` (which sorts first: see `core::sort`).
+    let mut shown = Map::new();
+    shown.extend(filled.instruct_content.iter().map(|(key, value)| {
+        (key.clone(), if is_blank(value) { Value::String(EMPTY_FIELD.into()) } else { value.clone() })
+    }));
     let markdown = format!("# {title}\n\n{}", node.to_markdown(&shown));
     write_file(cx, action, path, &markdown)?;
     Ok(ActionOutput {

@@ -36,9 +36,8 @@ pub struct PreviewDoc {
 /// The HTML file the preview shows: `index.html` at the shallowest depth,
 /// else the first HTML file by depth and name.
 pub fn entry_html(files: &FileMap) -> Option<&str> {
-    let mut html: Vec<&str> = files.keys().map(String::as_str).filter(|p| p.ends_with(".html") || p.ends_with(".htm")).collect();
-    html.sort_by_key(|p| (p.matches('/').count(), !is_index(p), p.to_string()));
-    html.first().copied()
+    // The first of the smallest keys: what a stable sort would put first.
+    files.keys().map(String::as_str).filter(|p| p.ends_with(".html") || p.ends_with(".htm")).min_by_key(|p| (p.matches('/').count(), !is_index(p), *p))
 }
 
 fn is_index(path: &str) -> bool {

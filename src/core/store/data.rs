@@ -79,7 +79,10 @@ impl SessionData {
             )));
         }
         let ledger = head.to_ledger(&self.costs)?;
-        let mut wanted: BTreeSet<MessageId> = meta.history.iter().copied().collect();
+        // `extend`, not `collect`: collecting into a B-tree sorts first, one
+        // more copy of the standard sort in the wasm (see `core::sort`).
+        let mut wanted: BTreeSet<MessageId> = BTreeSet::new();
+        wanted.extend(meta.history.iter().copied());
         let mut names = BTreeSet::new();
         for r in &self.roles {
             if !names.insert(r.name.as_str()) {
@@ -89,7 +92,8 @@ impl SessionData {
                 wanted.extend(list.iter().copied());
             }
         }
-        let table: BTreeMap<MessageId, &Message> = self.messages.iter().map(|m| (m.id, m)).collect();
+        let mut table: BTreeMap<MessageId, &Message> = BTreeMap::new();
+        table.extend(self.messages.iter().map(|m| (m.id, m)));
         let messages = wanted
             .iter()
             .map(|id| {
@@ -123,7 +127,7 @@ impl SessionData {
             if normalize_path(path).ok().as_deref() != Some(path) {
                 return Err(StoreError::Corrupt(format!("the file path \"{path}\" is not a valid project path")));
             }
-            versions.sort_by_key(|v| v.version);
+            crate::core::sort::sort_by_key(&mut versions, |v| v.version);
             for (i, v) in versions.iter().enumerate() {
                 if usize::try_from(v.version).ok() != Some(i + 1) {
                     return Err(StoreError::Corrupt(format!("file \"{path}\" is missing version {}", i + 1)));

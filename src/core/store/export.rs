@@ -22,7 +22,10 @@ pub fn export_json(data: &SessionData) -> Result<String, StoreError> {
     let mut doc = Map::new();
     doc.insert("format".into(), EXPORT_FORMAT.into());
     doc.insert("schema_version".into(), SCHEMA_VERSION.into());
-    match serde_json::to_value(data).map_err(|e| StoreError::corrupt("the session could not be exported", e))? {
+    // Through a compact string, not `serde_json::to_value`: the site then
+    // has one serializer of the session's types (the store's), not two.
+    let compact = serde_json::to_string(data).map_err(|e| StoreError::corrupt("the session could not be exported", e))?;
+    match serde_json::from_str(&compact).map_err(|e| StoreError::corrupt("the session could not be exported", e))? {
         Value::Object(fields) => doc.extend(fields),
         _ => return Err(StoreError::Other("a session did not export as a JSON object".into())),
     }
@@ -47,7 +50,10 @@ pub fn import_json(json: &str) -> Result<SessionData, StoreError> {
     doc.remove("format");
     doc.remove("schema_version");
     let doc = migrate_export(Value::Object(doc), found)?;
-    let data: SessionData = serde_json::from_value(doc).map_err(|e| StoreError::corrupt("this session file does not fit the schema", e))?;
+    // Read from text, as the store reads its rows, rather than with
+    // `serde_json::from_value`: one deserializer of the session's types.
+    let text = serde_json::to_string(&doc).map_err(|e| StoreError::corrupt("this session file does not fit the schema", e))?;
+    let data: SessionData = serde_json::from_str(&text).map_err(|e| StoreError::corrupt("this session file does not fit the schema", e))?;
     data.snapshot()?;
     Ok(data)
 }

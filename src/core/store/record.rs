@@ -148,7 +148,7 @@ pub fn session_id(n: u64) -> String {
 
 /// The sessions list's order: most recently updated first.
 pub fn sort_sessions(sessions: &mut [SessionRecord]) {
-    sessions.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    crate::core::sort::sort_by(sessions, |a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
 }
 
 /// What the user gives to start a session.
@@ -254,13 +254,10 @@ impl LedgerRecord {
 
     /// The ledger again, with its entries. The totals are the saved ones,
     /// not recomputed, so the ledger is exactly the one that was saved.
+    /// (Built field by field: a trip through `serde_json::Value` would
+    /// compile a second copy of the ledger's (de)serializers into the wasm.)
     pub fn to_ledger(&self, entries: &[CostEntry]) -> Result<CostLedger, StoreError> {
-        let mut value = serde_json::to_value(self).map_err(|e| StoreError::corrupt("the cost ledger", e))?;
-        let entries = serde_json::to_value(entries).map_err(|e| StoreError::corrupt("the cost entries", e))?;
-        if let serde_json::Value::Object(map) = &mut value {
-            map.insert("entries".into(), entries);
-        }
-        serde_json::from_value(value).map_err(|e| StoreError::corrupt("the cost ledger", e))
+        Ok(CostLedger::restored(self.budget, self.prices.clone(), self.total, self.per_role.clone(), self.per_model.clone(), entries.to_vec()))
     }
 }
 

@@ -128,8 +128,8 @@ impl Tracker {
             .filter(|saved| !roles.iter().any(|r| r.name == saved.name))
             .map(|r| r.name.clone())
             .collect();
-        batch.roles_removed.sort();
-        batch.messages.sort_by_key(|m| m.id);
+        crate::core::sort::sort_by(&mut batch.roles_removed, Ord::cmp);
+        crate::core::sort::sort_by_key(&mut batch.messages, |m| m.id);
 
         diff_files(Some(&self.files), frame.files, &mut batch);
         let files = (!batch.files.is_empty() || !batch.files_removed.is_empty()).then(|| frame.files.clone());
