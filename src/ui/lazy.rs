@@ -48,7 +48,7 @@ pub fn prefetch(shared: Shared) {
     request_idle_callback(move || {
         spawn_local(async move {
             // A failed prefetch is not shown: the click that needs it says so.
-            let _ = ensure(shared).await;
+            let _ = load(shared, false).await;
         })
     });
 }
@@ -60,19 +60,34 @@ pub fn RunArea() -> impl IntoView {
     move || shared.run_panel.get().map(|f| f.run())
 }
 
+/// Only for its preload, `load_run`: fetch the module, or say why not.
 #[cfg(feature = "split")]
 #[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible, preload(load_run))]
 fn loaded() -> Result<(), leptos::wasm_split::SplitLoaderError> {
     Ok(())
 }
 
+/// Said when the module cannot be fetched.
+const LOAD_FAILED: &str = "The team's code could not be loaded (offline?). Try again.";
+
 /// Fetch the module (once) and show the run panel; false, with a note
 /// saying so, when it cannot be fetched.
 async fn ensure(shared: Shared) -> bool {
+    load(shared, true).await
+}
+
+async fn load(shared: Shared, say_failure: bool) -> bool {
     #[cfg(feature = "split")]
     if load_run().await.is_err() {
-        shared.storage_note.set(Some("The team's code could not be loaded (offline?). Try again.".into()));
+        if say_failure {
+            shared.storage_note.set(Some(LOAD_FAILED.into()));
+        }
         return false;
+    }
+    #[cfg(not(feature = "split"))]
+    let _ = say_failure;
+    if shared.storage_note.with_untracked(|n| n.as_deref() == Some(LOAD_FAILED)) {
+        shared.storage_note.set(None);
     }
     if shared.run_panel.with_untracked(Option::is_none) {
         let panel = enter!(run_panel());
