@@ -53,6 +53,16 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WBG_VERSI
   fast_install wasm-bindgen-cli --version "$WBG_VERSION" --force
 fi
 
+# 4b. wasm-split-cli (the `wasm_split_cli_support` crate, the splitter
+#     cargo-leptos uses) for scripts/build-split.sh: pinned, from crates.io.
+#     ~8 min on 2 cores, once.
+SPLIT_VERSION="0.2.4"
+if ! cargo install --list 2>/dev/null | grep -qx "wasm_split_cli_support v$SPLIT_VERSION:" \
+  || ! command -v wasm-split-cli >/dev/null; then
+  say "installing wasm-split-cli $SPLIT_VERSION (a few minutes, once)"
+  fast_install wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary --locked --force
+fi
+
 # 5. npm packages from the committed lockfile: wasm-opt 132 (Debian's
 #    wasm-opt 108 builds modules that crash at load) and playwright-core.
 if ! cmp -s package-lock.json node_modules/.package-lock.json.stamp 2>/dev/null; then

@@ -6,15 +6,16 @@
 //    when a diagram or a code file is shown; they are not part of the bundle
 //    whose size scripts/bundle-size.sh measures.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
-//    the placeholder 'sha256-TRUNK-INLINE'; Trunk writes one inline module
-//    script (the wasm loader), and this replaces the placeholder with the
-//    hash of every inline script, so that script runs and no other does.
+//    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
+//    wasm loader), and this replaces the placeholder with the hash of every
+//    inline script, so that script runs and no other does.
 //    Fails the build when the placeholder or the loader is missing.
 //
 // 3. Minifies what loads at start-up and Trunk leaves as is: the
-//    wasm-bindgen glue and its snippets (esbuild, ~3.5 KB gzip), and puts
-//    their new hashes in index.html's integrity attributes. (Trunk's own
-//    `minify` does the HTML and CSS.)
+//    wasm-bindgen glue in app/ (scripts/build-split.sh), the split loader
+//    and the snippets (esbuild, ~3.5 KB gzip), and puts new hashes in any
+//    integrity attribute that names them. (Trunk's own `minify` does the
+//    HTML and CSS.)
 //
 // Deliberately nothing else: no bundling.
 import { createHash } from 'node:crypto';
@@ -94,9 +95,10 @@ async function minifyStartup() {
   const { transformSync } = await import('esbuild');
   const file = join(staging, 'index.html');
   let html = readFileSync(file, 'utf8');
-  const glue = readdirSync(staging).filter((n) => n.endsWith('.js')).map((n) => join(staging, n));
-  const snippets = jsFiles(join(staging, 'snippets'));
-  if (glue.length === 0) throw new Error('no wasm-bindgen glue (.js) in the staging dir');
+  const app = join(staging, 'app');
+  const glue = readdirSync(app).filter((n) => n.endsWith('.js')).map((n) => join(app, n));
+  const snippets = jsFiles(join(app, 'snippets'));
+  if (!glue.some((p) => p.endsWith('tabteam-site.js'))) throw new Error('no wasm-bindgen glue in app/ (did scripts/build-split.sh run?)');
   for (const path of [...glue, ...snippets]) {
     const { code } = transformSync(readFileSync(path, 'utf8'), { loader: 'js', format: 'esm', minify: true, target: 'es2022' });
     writeFileSync(path, code);

@@ -40,10 +40,31 @@ pub fn build_team(kind: TeamKind, llm: Rc<dyn Llm>, events: EventSink) -> Team {
 }
 
 /// The roles of a team of `kind`, as (name, profile), for the settings'
-/// per-role models.
+/// per-role models. A plain list, not read off a built team: the settings
+/// are on the site's first screen, and building a team there would put
+/// every role's code in the start-up wasm (issue #7). A test keeps it equal
+/// to what `build_team` hires.
 pub fn role_names(kind: TeamKind) -> Vec<(String, String)> {
-    let llm: Rc<dyn Llm> = Rc::new(super::llm::scripted::ScriptedLlm::from_texts("none", Vec::<String>::new()));
-    build_team(kind, llm, EventSink::default()).env.roles().iter().map(|r| (r.spec.name.clone(), r.spec.profile.clone())).collect()
+    let roster: &[(&str, &str)] = match kind {
+        TeamKind::Company => &[
+            ("Mike", "Team Leader"),
+            ("Alice", "Product Manager"),
+            ("Bob", "Architect"),
+            ("Eve", "Project Manager"),
+            ("Alex", "Engineer"),
+            ("Edward", "QA Engineer"),
+            ("David", "Data Analyst"),
+        ],
+        TeamKind::FixedSop => &[
+            ("Alice", "Product Manager"),
+            ("Bob", "Architect"),
+            ("Eve", "Project Manager"),
+            ("Alex", "Engineer"),
+            ("Edward", "QA Engineer"),
+        ],
+        TeamKind::Assistant => &[(ASSISTANT, "Assistant")],
+    };
+    roster.iter().map(|(name, profile)| (name.to_string(), profile.to_string())).collect()
 }
 
 /// Give each role with an override in `settings` its own model, made by
@@ -91,6 +112,11 @@ mod tests {
         assert_eq!(names(TeamKind::FixedSop), ["Alice", "Bob", "Eve", "Alex", "Edward"]);
         assert_eq!(names(TeamKind::Assistant), [ASSISTANT]);
         assert_eq!(role_names(TeamKind::Company)[4], ("Alex".to_string(), "Engineer".to_string()));
+        for kind in TeamKind::ALL {
+            let built: Vec<(String, String)> =
+                build_team(kind, llm.clone(), EventSink::default()).env.roles().iter().map(|r| (r.spec.name.clone(), r.spec.profile.clone())).collect();
+            assert_eq!(role_names(kind), built, "{kind:?}");
+        }
     }
 
     cross_test! {

@@ -7,6 +7,7 @@
 //! questions), `artifacts` (markdown with diagrams, highlighted code),
 //! `theme` (system / light / dark), and here the page around them.
 
+mod lazy;
 mod preview;
 mod plan_edit;
 mod replay;
@@ -30,7 +31,6 @@ use crate::web::runner::Runner;
 use crate::web::settings_store;
 
 use replay::ReplayButton;
-use run_view::RunPanel;
 use sessions::SessionsPanel;
 use settings_panel::SettingsPanel;
 
@@ -75,6 +75,8 @@ pub struct Shared {
     pub storage_note: RwSignal<Option<String>>,
     /// The run is the sample replay (labelled as such; nothing is spent).
     pub replay: RwSignal<bool>,
+    /// The run panel, once its code is loaded (`lazy`).
+    pub run_panel: RwSignal<Option<ViewFn>>,
 }
 
 impl Shared {
@@ -134,9 +136,11 @@ pub fn App() -> impl IntoView {
         session_id: RwSignal::new(None),
         storage_note: RwSignal::new(None),
         replay: RwSignal::new(false),
+        run_panel: RwSignal::new(None),
     };
     provide_context(shared);
     sessions::boot(shared);
+    lazy::prefetch(shared);
     let first_visit = settings_store::first_visit();
     let idea = RwSignal::new(String::new());
     let notice = RwSignal::new(None::<String>);
@@ -161,7 +165,7 @@ pub fn App() -> impl IntoView {
         }
         shared.replay.set(false);
         shared.running.set(true);
-        sessions::start(shared, settings, key, idea.get_untracked().trim().to_string());
+        lazy::start(shared, settings, key, idea.get_untracked().trim().to_string());
     };
     view! {
         <main class="app">
@@ -210,7 +214,7 @@ pub fn App() -> impl IntoView {
                 </ul>
                 {move || notice.get().map(|n| view! { <p class="error">{n}</p> })}
             </section>
-            <RunPanel/>
+            <lazy::RunArea/>
         </main>
     }
 }

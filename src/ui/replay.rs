@@ -16,20 +16,9 @@ use super::Shared;
 pub fn ReplayButton() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let play = move |_| {
-        if shared.running.get_untracked() {
-            return;
+        if !shared.running.get_untracked() {
+            super::lazy::replay(shared);
         }
-        shared.view.set(RunView::default());
-        shared.plan.set(Vec::new());
-        shared.files.set(Vec::new());
-        shared.replay.set(true);
-        // A replay is not a session: nothing of it is kept.
-        shared.session_id.set(None);
-        let (runner, _) = sample_runner(move |e| shared.on_event(e));
-        let runner = Rc::new(runner);
-        shared.runner.set_value(Some(runner.clone()));
-        shared.running.set(true);
-        runner.resume(None);
     };
     view! {
         <button data-testid="replay" disabled=move || shared.running.get() on:click=play
@@ -37,6 +26,21 @@ pub fn ReplayButton() -> impl IntoView {
             "Replay a sample run"
         </button>
     }
+}
+
+/// Replace the run with the sample replay and play it.
+pub fn play(shared: Shared) {
+    shared.view.set(RunView::default());
+    shared.plan.set(Vec::new());
+    shared.files.set(Vec::new());
+    shared.replay.set(true);
+    // A replay is not a session: nothing of it is kept.
+    shared.session_id.set(None);
+    let (runner, _) = sample_runner(move |e| shared.on_event(e));
+    let runner = Rc::new(runner);
+    shared.runner.set_value(Some(runner.clone()));
+    shared.running.set(true);
+    runner.resume(None);
 }
 
 /// Shown above the run while it is a replay.

@@ -46,9 +46,9 @@ pub fn boot(shared: Shared) {
             list.iter().find(|s| matches!(s.status, SessionStatus::Running | SessionStatus::Interrupted)).map(|s| s.id.clone())
         });
         if let Some(id) = interrupted {
-            open(shared, id).await;
+            super::lazy::open(shared, id).await;
             if shared.settings.with_untracked(|s| s.auto_resume) && shared.view.with_untracked(|v| v.state == RunState::Stopped(StopReason::Interrupted)) {
-                resume(shared);
+                super::lazy::resume(shared);
             }
         }
     });
@@ -209,23 +209,69 @@ fn report<T>(shared: Shared, result: Result<T, StoreError>) -> Option<T> {
     result.map_err(|e| shared.storage_note.set(Some(e.to_string()))).ok()
 }
 
+/// What a click on a session (or on "Import") asks of the store. Done by
+/// `act`, behind a split point (`lazy::act`): the store's write paths and
+/// the export format are not needed to list the sessions.
+pub enum SessionAction {
+    Rename { id: String, title: String },
+    Duplicate { id: String, title: String },
+    Export { id: String, title: String },
+    Delete { id: String },
+    Import { text: String },
+}
+
+/// Do `action`, then re-read the list; failures go to the storage note.
+pub async fn act(shared: Shared, action: SessionAction) {
+    let Some(store) = shared.store.get_value() else { return };
+    match action {
+        SessionAction::Rename { id, title } => {
+            report(shared, store.rename_session(&id, &title, now_ms()).await);
+        }
+        SessionAction::Duplicate { id, title } => {
+            report(shared, store.duplicate_session(&id, &title, now_ms()).await);
+        }
+        SessionAction::Export { id, title } => {
+            if let Some(json) = report(shared, store.export_session(&id).await) {
+                if let Err(e) = download::save(&format!("{}.tabteam.json", file_stem(&title)), "application/json", json.as_bytes()) {
+                    shared.storage_note.set(Some(e));
+                }
+            }
+            return;
+        }
+        SessionAction::Delete { id } => {
+            if shared.session_id.get_untracked().as_deref() == Some(id.as_str()) {
+                release_current(shared).await;
+                shared.view.set(RunView::default());
+                shared.plan.set(Vec::new());
+                shared.files.set(Vec::new());
+            }
+            report(shared, store.delete_session(&id, now_ms()).await);
+        }
+        SessionAction::Import { text } => {
+            if report(shared, store.import_session(&text, now_ms()).await).is_some() {
+                shared.storage_note.set(None);
+            }
+        }
+    }
+    refresh(shared).await;
+}
+
 #[component]
 pub fn SessionsPanel() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let import_input = NodeRef::<leptos::html::Input>::new();
     let import = move |_| {
         let Some(input) = import_input.get_untracked() else { return };
-        let Some(store) = shared.store.get_value() else { return };
+        if shared.store.with_value(Option::is_none) {
+            return;
+        }
         spawn_local(async move {
             let text = match download::picked_text(&input).await {
                 Ok(text) => text,
                 Err(e) => return shared.storage_note.set(Some(e)),
             };
             input.set_value("");
-            if report(shared, store.import_session(&text, now_ms()).await).is_some() {
-                shared.storage_note.set(None);
-                refresh(shared).await;
-            }
+            super::lazy::act(shared, SessionAction::Import { text }).await;
         });
     };
     view! {
@@ -275,7 +321,7 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
         let id = id.clone();
         move |_| {
             let id = id.clone();
-            spawn_local(async move { open(shared, id).await })
+            spawn_local(async move { super::lazy::open(shared, id).await })
         }
     };
     let on_rename = {
@@ -286,37 +332,22 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
             if new.is_empty() {
                 return;
             }
-            let Some(store) = shared.store.get_value() else { return };
-            let id = id.clone();
-            spawn_local(async move {
-                report(shared, store.rename_session(&id, &new, now_ms()).await);
-                refresh(shared).await;
-            });
+            let action = SessionAction::Rename { id: id.clone(), title: new };
+            spawn_local(super::lazy::act(shared, action));
         }
     };
     let on_duplicate = {
         let (id, title) = (id.clone(), session.title.clone());
         move |_| {
-            let Some(store) = shared.store.get_value() else { return };
-            let (id, title) = (id.clone(), format!("{title} (copy)"));
-            spawn_local(async move {
-                report(shared, store.duplicate_session(&id, &title, now_ms()).await);
-                refresh(shared).await;
-            });
+            let action = SessionAction::Duplicate { id: id.clone(), title: format!("{title} (copy)") };
+            spawn_local(super::lazy::act(shared, action));
         }
     };
     let on_export = {
         let (id, title) = (id.clone(), session.title.clone());
         move |_| {
-            let Some(store) = shared.store.get_value() else { return };
-            let (id, title) = (id.clone(), title.clone());
-            spawn_local(async move {
-                if let Some(json) = report(shared, store.export_session(&id).await) {
-                    if let Err(e) = download::save(&format!("{}.tabteam.json", file_stem(&title)), "application/json", json.as_bytes()) {
-                        shared.storage_note.set(Some(e));
-                    }
-                }
-            });
+            let action = SessionAction::Export { id: id.clone(), title: title.clone() };
+            spawn_local(super::lazy::act(shared, action));
         }
     };
     let on_delete = {
@@ -328,18 +359,7 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
             if !sure {
                 return;
             }
-            let Some(store) = shared.store.get_value() else { return };
-            let id = id.clone();
-            spawn_local(async move {
-                if shared.session_id.get_untracked().as_deref() == Some(id.as_str()) {
-                    release_current(shared).await;
-                    shared.view.set(RunView::default());
-                    shared.plan.set(Vec::new());
-                    shared.files.set(Vec::new());
-                }
-                report(shared, store.delete_session(&id, now_ms()).await);
-                refresh(shared).await;
-            });
+            spawn_local(super::lazy::act(shared, SessionAction::Delete { id: id.clone() }));
         }
     };
     let current_class = current.clone();

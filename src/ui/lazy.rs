@@ -1,0 +1,176 @@
+//! Code splitting (issue #7): what the first render does not need is
+//! behind the split points below. Built with the `split` feature (see
+//! scripts/build-split.sh), each `split!` function goes, with everything
+//! only it reaches, into the lazily fetched wasm module `run` (the team,
+//! roles, providers, the store's commit path, the run panel with its
+//! markdown, plan editing, sandbox, zip, import / export). The start-up
+//! module keeps the page: the first-visit text, settings, the sessions
+//! list read from IndexedDB, the idea box.
+//!
+//! The module is fetched in the browser's first idle moment after the
+//! first render, so a click rarely waits; a click before that waits for
+//! it. A failed fetch is said in words and the click can be tried again.
+//!
+//! Without the feature (`cargo test`, the browser tests) the same
+//! functions are plain calls.
+
+use futures::future::LocalBoxFuture;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::core::settings::Settings;
+
+use super::sessions::{self, SessionAction};
+use super::Shared;
+
+/// A split point in the module `run` (a plain function without `split`).
+macro_rules! split {
+    ($(#[$meta:meta])* fn $($rest:tt)*) => {
+        $(#[$meta])*
+        #[cfg_attr(feature = "split", leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split))]
+        fn $($rest)*
+    };
+}
+
+/// Calls a split function: with `split` it is async (it may fetch the module).
+macro_rules! enter {
+    ($f:ident($($arg:expr),* $(,)?)) => {{
+        #[cfg(feature = "split")]
+        let out = $f($($arg),*).await;
+        #[cfg(not(feature = "split"))]
+        let out = $f($($arg),*);
+        out
+    }};
+}
+
+/// Fetch the module at the first idle moment after the first render.
+pub fn prefetch(shared: Shared) {
+    request_idle_callback(move || {
+        spawn_local(async move {
+            // A failed prefetch is not shown: the click that needs it says so.
+            let _ = load(shared, false).await;
+        })
+    });
+}
+
+/// Where the run panel goes (empty until the module is here).
+#[component]
+pub fn RunArea() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    move || shared.run_panel.get().map(|f| f.run())
+}
+
+/// Only for its preload, `load_run`: fetch the module, or say why not.
+#[cfg(feature = "split")]
+#[leptos::wasm_split::wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible, preload(load_run))]
+fn loaded() -> Result<(), leptos::wasm_split::SplitLoaderError> {
+    Ok(())
+}
+
+/// Said when the module cannot be fetched.
+const LOAD_FAILED: &str = "The team's code could not be loaded (offline?). Try again.";
+
+/// Fetch the module (once) and show the run panel; false, with a note
+/// saying so, when it cannot be fetched.
+async fn ensure(shared: Shared) -> bool {
+    load(shared, true).await
+}
+
+async fn load(shared: Shared, say_failure: bool) -> bool {
+    #[cfg(feature = "split")]
+    if load_run().await.is_err() {
+        if say_failure {
+            shared.storage_note.set(Some(LOAD_FAILED.into()));
+        }
+        return false;
+    }
+    #[cfg(not(feature = "split"))]
+    let _ = say_failure;
+    if shared.storage_note.with_untracked(|n| n.as_deref() == Some(LOAD_FAILED)) {
+        shared.storage_note.set(None);
+    }
+    if shared.run_panel.with_untracked(Option::is_none) {
+        let panel = enter!(run_panel());
+        shared.run_panel.set(Some(panel));
+    }
+    true
+}
+
+split! {
+    fn run_panel() -> ViewFn {
+        ViewFn::from(|| view! { <super::run_view::RunPanel/> })
+    }
+}
+
+split! {
+    fn start_run(shared: Shared, settings: Settings, key: String, idea: String) {
+        sessions::start(shared, settings, key, idea)
+    }
+}
+
+split! {
+    fn open_session(shared: Shared, id: String) -> LocalBoxFuture<'static, ()> {
+        Box::pin(sessions::open(shared, id))
+    }
+}
+
+split! {
+    fn resume_run(shared: Shared) {
+        sessions::resume(shared)
+    }
+}
+
+split! {
+    fn play_replay(shared: Shared) {
+        super::replay::play(shared)
+    }
+}
+
+split! {
+    fn session_action(shared: Shared, action: SessionAction) -> LocalBoxFuture<'static, ()> {
+        Box::pin(sessions::act(shared, action))
+    }
+}
+
+/// Rename, duplicate, export, delete or import a session (see `sessions::act`).
+pub async fn act(shared: Shared, action: SessionAction) {
+    if ensure(shared).await {
+        enter!(session_action(shared, action)).await;
+    }
+}
+
+/// Start a new run of `idea` (see `sessions::start`).
+pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(start_run(shared, settings, key, idea));
+        } else {
+            shared.running.set(false);
+        }
+    });
+}
+
+/// Open session `id` (see `sessions::open`).
+pub async fn open(shared: Shared, id: String) {
+    if ensure(shared).await {
+        enter!(open_session(shared, id)).await;
+    }
+}
+
+/// Continue the open session (see `sessions::resume`).
+pub fn resume(shared: Shared) {
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(resume_run(shared));
+        }
+    });
+}
+
+/// Play the sample run (see `replay::play`).
+pub fn replay(shared: Shared) {
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(play_replay(shared));
+        }
+    });
+}

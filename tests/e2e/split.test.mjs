@@ -1,0 +1,81 @@
+// Code splitting (issue #7): the page starts from the start-up wasm module
+// alone; the module `run` (the team, the run panel, the session actions) is
+// fetched after the first render, and a fetch that fails is said in words
+// and retried by the next click.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, cspViolations } from './harness.mjs';
+
+let env;
+before(async () => {
+  env = await startSite();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** A fresh page; `route` runs before the page loads. */
+async function open(route) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (route) await route(context);
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective));
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('h1')) {
+        window.__firstHeading = performance.now();
+        observer.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(env.site.url);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  return { context, page, errors };
+}
+
+const wasmTimes = (page) => page.evaluate(() => ({
+  heading: window.__firstHeading,
+  wasm: performance.getEntriesByType('resource')
+    .filter((r) => r.name.endsWith('.wasm'))
+    .map((r) => ({ name: new URL(r.name).pathname.split('/').pop(), start: r.startTime })),
+}));
+
+test('the first render needs only the start-up module; the run module follows it', async () => {
+  const { context, page, errors } = await open();
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/split_run.wasm')), null, { timeout: 15000 });
+  const { heading, wasm } = await wasmTimes(page);
+  const names = wasm.map((w) => w.name);
+  assert.deepEqual(names.filter((n) => n === 'tabteam-site_bg.wasm'), ['tabteam-site_bg.wasm'], `wasm fetched: ${names}`);
+  const run = wasm.find((w) => w.name === 'split_run.wasm');
+  assert.ok(run.start > heading, `the run module was fetched at ${run.start} ms, before the first heading at ${heading} ms`);
+  // Once it is here, a run starts at once: the replay needs it.
+  await page.getByTestId('replay').click();
+  await page.getByTestId('replay-banner').waitFor({ timeout: 5000 });
+  await page.locator('[data-live=true]').first().waitFor({ timeout: 10000 });
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a run module that cannot be fetched is said, and the next click fetches it', async () => {
+  let blocked = true;
+  const { context, page } = await open((ctx) =>
+    ctx.route('**/split_run.wasm', (route) => (blocked ? route.abort() : route.continue())));
+  await page.getByTestId('replay').click();
+  const note = page.getByTestId('storage-note');
+  await note.waitFor({ timeout: 10000 });
+  assert.match(await note.textContent(), /could not be loaded/);
+  assert.equal(await page.getByTestId('replay-banner').count(), 0, 'nothing started');
+  assert.equal(await page.getByTestId('replay').isEnabled(), true, 'the button can be pressed again');
+
+  blocked = false;
+  await page.getByTestId('replay').click();
+  await page.getByTestId('replay-banner').waitFor({ timeout: 10000 });
+  await page.locator('[data-live=true]').first().waitFor({ timeout: 10000 });
+  assert.match(await page.getByTestId('status').textContent(), /^Replay · /);
+  assert.equal(await note.count(), 0, 'the note went once the module came');
+  await context.close();
+});
