@@ -27,7 +27,9 @@ use web_sys::{Event, IdbDatabase, IdbFactory, IdbOpenDbRequest, IdbRequest, IdbT
 /// request's `blocked` event.
 ///
 /// Its handler is registered when it is made, so an event cannot be
-/// missed; dropping it unregisters the handler.
+/// missed; dropping it unregisters the handler. It uses the target's
+/// `on…` properties, so make one per request or transaction (a second
+/// would take the first's place).
 pub struct Pending {
     slot: Rc<RefCell<Slot>>,
     source: Source,
