@@ -8,8 +8,7 @@
 //! and a newer tab taking the database over.
 #![cfg(target_arch = "wasm32")]
 
-use idb::{Factory, IndexParams, KeyPath, ObjectStoreParams, TransactionMode};
-use js_sys::{Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use tabteam::core::action::AskAction;
 use tabteam::core::events::EventSink;
 use tabteam::core::llm::scripted::{ScriptedLlm, Turn};
@@ -17,8 +16,10 @@ use tabteam::core::message::{Message, MessageId};
 use tabteam::core::role::{Role, RoleSpec};
 use tabteam::core::store::{contract, Batch, SessionData, SessionRecord, SessionSettings, SessionStatus, Store, StoreError, SCHEMA_VERSION};
 use tabteam::core::team::Team;
+use tabteam::web::idb;
 use tabteam::web::idb_store::IdbStore;
 use wasm_bindgen::JsValue;
+use web_sys::{IdbDatabase, IdbObjectStoreParameters, IdbTransactionMode};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -32,6 +33,18 @@ async fn fresh_name(case: &str) -> String {
 
 async fn fresh(case: &str) -> IdbStore {
     IdbStore::open(&fresh_name(case).await).await.expect("open a fresh store")
+}
+
+/// Opens `name` as it is (`None`) or at `version`, upgrading nothing.
+async fn open_raw(name: &str, version: Option<u32>) -> IdbDatabase {
+    let factory = idb::factory().expect("indexedDB");
+    idb::open(&factory, name, version, None).expect("open").await.expect("opened")
+}
+
+/// The names of a database's object stores.
+fn store_names(db: &IdbDatabase) -> Vec<String> {
+    let names = db.object_store_names();
+    (0..names.length()).filter_map(|i| names.item(i)).collect()
 }
 
 macro_rules! idb_contract {
@@ -186,7 +199,7 @@ async fn a_request_failing_mid_commit_aborts_the_whole_commit() {
 
 /// Writes a database exactly as schema v1 did: the project's files as one
 /// `project` record per session.
-async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
+async fn write_v1(name: &str, data: &SessionData) -> IdbDatabase {
     write_old(name, 1, data).await
 }
 
@@ -194,36 +207,35 @@ async fn write_v1(name: &str, data: &SessionData) -> idb::Database {
 /// message and per cost entry, the history inside the meta record; v1 kept
 /// the project's files as one `project` record, v2 one `files` row per
 /// version.
-async fn write_old(name: &str, version: u32, data: &SessionData) -> idb::Database {
-    let factory = Factory::new().expect("factory");
-    let mut request = factory.open(name, Some(version)).expect("open an old version");
+async fn write_old(name: &str, version: u32, data: &SessionData) -> IdbDatabase {
+    let factory = idb::factory().expect("indexedDB");
     let files_store = if version == 1 { "project" } else { "files" };
-    request.on_upgrade_needed(move |event| {
-        use idb::DatabaseEvent;
-        let db = event.database().expect("db");
-        let store = |name: &str, key: Option<KeyPath>| {
-            let mut params = ObjectStoreParams::new();
-            params.key_path(key);
-            db.create_object_store(name, params).expect("create store")
+    let upgrade: idb::Upgrade = Box::new(move |db: IdbDatabase, _, _| {
+        let single = |k: &str| Some(JsValue::from_str(k));
+        let array = |ks: &[&str]| Some(JsValue::from(ks.iter().map(|k| JsValue::from_str(k)).collect::<Array>()));
+        let store = |name: &str, key: Option<JsValue>| {
+            let params = IdbObjectStoreParameters::new();
+            if let Some(key) = &key {
+                params.set_key_path(key);
+            }
+            db.create_object_store_with_optional_parameters(name, &params).expect("create store")
         };
-        store("sessions", Some(KeyPath::new_single("id")));
-        store("meta", Some(KeyPath::new_single("s")));
-        store("ledger", Some(KeyPath::new_single("s")));
-        store("messages", Some(KeyPath::new_array(["s", "id"])));
-        store("roles", Some(KeyPath::new_array(["s", "name"])));
+        store("sessions", single("id"));
+        store("meta", single("s"));
+        store("ledger", single("s"));
+        store("messages", array(&["s", "id"]));
+        store("roles", array(&["s", "name"]));
         if version == 1 {
-            store("project", Some(KeyPath::new_single("s")));
+            store("project", single("s"));
         } else {
-            store("files", Some(KeyPath::new_array(["s", "p", "v"])));
+            store("files", array(&["s", "p", "v"]));
         }
-        store("costs", Some(KeyPath::new_array(["s", "seq"])));
-        store("locks", Some(KeyPath::new_single("s")));
-        store("experiences", Some(KeyPath::new_single("id")))
-            .create_index("role", KeyPath::new_single("role"), Some(IndexParams::new()))
-            .expect("index");
+        store("costs", array(&["s", "seq"]));
+        store("locks", single("s"));
+        store("experiences", single("id")).create_index_with_str("role", "role").expect("index");
         store("settings", None);
     });
-    let db = request.await.expect("v1 database");
+    let db = idb::open(&factory, name, Some(version), Some(upgrade)).expect("open an old version").await.expect("v1 database");
     let row = |keys: &[(&str, JsValue)], json: String| -> JsValue {
         let o = Object::new();
         for (k, v) in keys {
@@ -234,11 +246,11 @@ async fn write_old(name: &str, version: u32, data: &SessionData) -> idb::Databas
     };
     let json = |v: &dyn erased::Json| v.json();
     let s = || JsValue::from_str("s1");
-    let tx = db
-        .transaction(&["sessions", "meta", "ledger", "messages", "roles", files_store, "costs", "settings"], TransactionMode::ReadWrite)
-        .expect("tx");
+    let names: Array = ["sessions", "meta", "ledger", "messages", "roles", files_store, "costs", "settings"].iter().map(|n| JsValue::from_str(n)).collect();
+    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite).expect("tx");
+    let end = idb::transaction_end(&tx);
     let put = |store: &str, value: JsValue| {
-        tx.object_store(store).expect("store").put(&value, None).expect("put");
+        tx.object_store(store).expect("store").put(&value).expect("put");
     };
     put("sessions", row(&[("id", s())], json(&data.session)));
     put("meta", row(&[("s", s())], json(&data.meta)));
@@ -261,8 +273,8 @@ async fn write_old(name: &str, version: u32, data: &SessionData) -> idb::Databas
     for c in &data.costs {
         put("costs", row(&[("s", s()), ("seq", (c.seq as f64).into())], json(c)));
     }
-    tx.object_store("settings").expect("settings").put(&"1".into(), Some(&"session_counter".into())).expect("counter");
-    tx.commit().expect("commit").await.expect("committed");
+    tx.object_store("settings").expect("settings").put_with_key(&"1".into(), &"session_counter".into()).expect("counter");
+    assert_eq!(end.await.expect("ended").as_bool(), Some(true), "committed");
     db
 }
 
@@ -307,9 +319,9 @@ async fn a_v1_database_is_migrated_to_the_current_schema() {
     assert_eq!(next.id, "s2", "the v1 session counter carried over");
     store.close();
 
-    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
-    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
-    let names = db.store_names();
+    let db = open_raw(&name, None).await;
+    assert_eq!(db.version() as u32, SCHEMA_VERSION);
+    let names = store_names(&db);
     assert!(names.iter().any(|n| n == "files") && !names.iter().any(|n| n == "project"), "{names:?}");
     db.close();
 }
@@ -333,7 +345,7 @@ async fn an_upgrade_blocked_by_another_tab_is_reported_then_succeeds() {
 #[wasm_bindgen_test]
 async fn a_database_from_a_newer_tabteam_is_refused() {
     let name = fresh_name("too-new").await;
-    let newer = Factory::new().expect("factory").open(&name, Some(SCHEMA_VERSION + 1)).expect("open").await.expect("newer");
+    let newer = open_raw(&name, Some(SCHEMA_VERSION + 1)).await;
     newer.close();
     let result = IdbStore::open(&name).await.err();
     assert_eq!(result, Some(StoreError::TooNew { found: SCHEMA_VERSION + 1, supported: SCHEMA_VERSION }));
@@ -363,7 +375,7 @@ async fn a_newer_tab_takes_the_database_over_without_being_blocked() {
     store.list_sessions().await.expect("works");
     // A newer tabteam opens the same database at a higher version: this
     // connection steps aside instead of blocking it.
-    let newer = Factory::new().expect("factory").open(&name, Some(SCHEMA_VERSION + 1)).expect("open").await.expect("not blocked");
+    let newer = open_raw(&name, Some(SCHEMA_VERSION + 1)).await;
     newer.close();
     let result = store.list_sessions().await;
     assert!(matches!(&result, Err(StoreError::Unavailable(m)) if m.contains("reload")), "{result:?}");
@@ -386,11 +398,11 @@ async fn v2_session() -> (SessionData, Team) {
 
 /// How many rows `store` of database `name` holds.
 async fn rows_in(name: &str, store: &str) -> u32 {
-    let db = Factory::new().expect("factory").open(name, None).expect("open").await.expect("opened");
-    let tx = db.transaction(&[store], TransactionMode::ReadOnly).expect("tx");
-    let count = tx.object_store(store).expect("store").count(None).expect("count").await.expect("counted");
+    let db = open_raw(name, None).await;
+    let tx = db.transaction_with_str(store).expect("tx");
+    let count = idb::issued(tx.object_store(store).expect("store").count()).expect("count").await.expect("counted");
     db.close();
-    count
+    count.as_f64().expect("a number") as u32
 }
 
 /// A migrated session resumes: forty more messages, each with a cost entry,
@@ -419,9 +431,9 @@ async fn a_v2_database_is_migrated_to_chunks_and_resumes() {
     let back = store.load_session("s1").await.expect("the v2 session is there");
     assert_eq!(back, data, "every record came over, the history included");
     store.close();
-    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
-    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
-    let names = db.store_names();
+    let db = open_raw(&name, None).await;
+    assert_eq!(db.version() as u32, SCHEMA_VERSION);
+    let names = store_names(&db);
     db.close();
     assert!(names.iter().any(|n| n == "message_chunks") && !names.iter().any(|n| n == "messages" || n == "costs"), "{names:?}");
     let chunks = rows_in(&name, "message_chunks").await;
@@ -482,8 +494,8 @@ async fn a_v3_database_is_migrated_to_tails_and_resumes() {
     write_old(&name, 2, &data).await.close();
     // Schema v3 as the previous tabteam made it from there.
     IdbStore::open_at(&name, 3).await.expect("open at v3").close();
-    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
-    let (version, names) = (db.version().expect("version"), db.store_names());
+    let db = open_raw(&name, None).await;
+    let (version, names) = (db.version() as u32, store_names(&db));
     db.close();
     assert!(version == 3 && names.iter().any(|n| n == "roles") && !names.iter().any(|n| n == "tails"), "{version} {names:?}");
 
@@ -491,9 +503,9 @@ async fn a_v3_database_is_migrated_to_tails_and_resumes() {
     let back = store.load_session("s1").await.expect("the v3 session is there");
     assert_eq!(back, data, "every record came over: meta, ledger, roles with their lists");
     store.close();
-    let db = Factory::new().expect("factory").open(&name, None).expect("open").await.expect("opened");
-    assert_eq!(db.version().expect("version"), SCHEMA_VERSION);
-    let names = db.store_names();
+    let db = open_raw(&name, None).await;
+    assert_eq!(db.version() as u32, SCHEMA_VERSION);
+    let names = store_names(&db);
     db.close();
     assert!(names.iter().any(|n| n == "tails") && names.iter().any(|n| n == "role_lists"), "{names:?}");
     assert!(!names.iter().any(|n| n == "meta" || n == "ledger" || n == "roles"), "{names:?}");

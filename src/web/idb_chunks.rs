@@ -12,10 +12,10 @@
 //! few hundred rows with one `getAll` instead of one row per entry. The
 //! entries are never parsed on the way in: they are joined as JSON text.
 
-use idb::ObjectStore;
 use js_sys::{Object, Reflect};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
+use web_sys::IdbObjectStore;
 
 use super::{describe, num, session_range, IdbStore, StoreError};
 
@@ -126,12 +126,8 @@ pub(super) fn keyed_chunk_row(keys: &[(&str, JsValue)], chunk: &Chunk) -> Result
 
 impl IdbStore {
     /// Every entry of session `s`'s log in `store`, in order.
-    pub(super) async fn log<T: DeserializeOwned>(&self, store: &ObjectStore, s: &str) -> Result<Vec<T>, StoreError> {
-        let rows = store
-            .get_all(Some(session_range(s)?), None)
-            .map_err(|e| self.idb_error(&e))?
-            .await
-            .map_err(|e| self.idb_error(&e))?;
+    pub(super) async fn log<T: DeserializeOwned>(&self, store: &IdbObjectStore, s: &str) -> Result<Vec<T>, StoreError> {
+        let rows = self.get_all(store, Some(&session_range(s)?)).await?;
         entries(&rows)
     }
 }

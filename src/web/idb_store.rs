@@ -1,5 +1,6 @@
-//! `IdbStore`: the store port on the browser's IndexedDB, via the `idb`
-//! crate (futures over IndexedDB requests; the same crate as `kv.rs`).
+//! `IdbStore`: the store port on the browser's IndexedDB, through
+//! `web::idb` (our few futures over web-sys's IndexedDB requests; the same
+//! layer as `kv.rs`).
 //!
 //! One database (`tabteam` by default) whose version is the store's
 //! `SCHEMA_VERSION`. Each object store holds rows `{<key fields>, json}`:
@@ -62,7 +63,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::future::IntoFuture;
 use std::rc::Rc;
 
 use futures::future::{select, Either};
@@ -71,17 +71,18 @@ mod chunks;
 #[path = "idb_tail.rs"]
 mod tail;
 
-use idb::{
-    DatabaseEvent, Event as _, Factory, IndexParams, KeyPath, KeyRange, ObjectStore, ObjectStoreParams, Query,
-    Request as _, Transaction, TransactionResult,
-};
 use js_sys::{Array, Object, Reflect};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{DomException, IdbDatabase, IdbTransaction, IdbTransactionMode};
+use web_sys::{
+    DomException, IdbCursorDirection, IdbCursorWithValue, IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore,
+    IdbObjectStoreParameters, IdbRequest, IdbTransaction,
+};
+
+use super::idb::{self, Pending};
 
 use crate::core::cost::CostEntry;
 use crate::core::files::ProjectFiles;
@@ -135,6 +136,8 @@ pub struct IdbStore {
     stamps: Cell<u64>,
     /// What the last commit did (benchmarks read it, see [`CommitProbe`]).
     probe: Cell<CommitProbe>,
+    /// `{durability: "relaxed"}`, the options of every write transaction.
+    relaxed: Object,
     _on_version_change: Closure<dyn FnMut(web_sys::Event)>,
 }
 
@@ -203,39 +206,23 @@ impl IdbStore {
     /// upgrades make an older database with it; the app never does).
     #[doc(hidden)]
     pub async fn open_at(name: &str, version: u32) -> Result<IdbStore, StoreError> {
-        let factory = Factory::new().map_err(|e| StoreError::Unavailable(format!("IndexedDB is missing: {e}")))?;
-        let mut request = factory.open(name, Some(version)).map_err(|e| open_error(&e))?;
-
+        let factory = factory()?;
         let failure: Rc<RefCell<Option<StoreError>>> = Rc::default();
         let step_failure = failure.clone();
-        request.on_upgrade_needed(move |event| {
-            let old = event.old_version().unwrap_or(0);
-            let target = event.target().ok().and_then(|r| r.transaction());
-            match (event.database(), target) {
-                (Ok(db), Some(tx)) => wasm_bindgen_futures::spawn_local(async move {
-                    if let Err(e) = upgrade(&db, &tx, old, version).await {
-                        *step_failure.borrow_mut() = Some(e);
-                        let _ = tx.abort();
-                    }
-                }),
-                (_, tx) => {
-                    // Never let an upgrade commit without its stores.
-                    *step_failure.borrow_mut() = Some(StoreError::Other("the database upgrade could not start".into()));
-                    if let Some(tx) = tx {
-                        let _ = tx.abort();
-                    }
+        let upgrade_step: idb::Upgrade = Box::new(move |db: IdbDatabase, tx: IdbTransaction, old: u32| {
+            let step_failure = step_failure.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Err(e) = upgrade(&db, &tx, old, version).await {
+                    *step_failure.borrow_mut() = Some(e);
+                    let _ = tx.abort();
                 }
-            }
+            });
         });
-        let (blocked_tx, blocked_rx) = futures::channel::oneshot::channel::<()>();
-        request.on_blocked(move |_| {
-            let _ = blocked_tx.send(());
-        });
-
-        let opening = request.into_future();
-        let opened = match select(opening, blocked_rx).await {
+        let opening = idb::open(&factory, name, Some(version), Some(upgrade_step)).map_err(|e| open_error(&e))?;
+        let blocked = opening.blocked();
+        let opened = match select(opening, blocked).await {
             Either::Left((opened, _)) => opened,
-            Either::Right((Ok(()), opening)) => {
+            Either::Right((_, opening)) => {
                 // The other tab may close later; the connection this
                 // request then opens is closed at once, so it blocks nobody.
                 wasm_bindgen_futures::spawn_local(async move {
@@ -245,16 +232,15 @@ impl IdbStore {
                 });
                 return Err(StoreError::Blocked);
             }
-            Either::Right((Err(_), opening)) => opening.await,
         };
-        let db: IdbDatabase = match opened {
-            Ok(db) => db.into(),
+        let db = match opened {
+            Ok(db) => db,
             Err(e) => {
                 if let Some(step) = failure.borrow_mut().take() {
                     return Err(step);
                 }
-                return Err(match js_of(&e).map(|v| dom_name(&v)) {
-                    Some(Some((error, _))) if error == "VersionError" => too_new(&factory, name).await,
+                return Err(match dom_name(&e) {
+                    Some((error, _)) if error == "VersionError" => too_new(&factory, name).await,
                     _ => open_error(&e),
                 });
             }
@@ -269,6 +255,9 @@ impl IdbStore {
             }
         });
         db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
+        // Relaxed durability: see ARCHITECTURE.md, "Storage: durability".
+        let relaxed = Object::new();
+        Reflect::set(&relaxed, &JsValue::from_str("durability"), &JsValue::from_str("relaxed")).map_err(|e| StoreError::Other(describe(&e)))?;
         Ok(IdbStore {
             db,
             closed,
@@ -277,6 +266,7 @@ impl IdbStore {
             instance: format!("{:x}", (js_sys::Math::random() * 2f64.powi(48)) as u64),
             stamps: Cell::new(0),
             probe: Cell::default(),
+            relaxed,
             _on_version_change: on_version_change,
         })
     }
@@ -289,8 +279,7 @@ impl IdbStore {
     /// Deletes the database `name` (tests; "forget everything" in the UI).
     /// It waits while another connection to it is open.
     pub async fn delete_database(name: &str) -> Result<(), StoreError> {
-        let factory = Factory::new().map_err(|e| StoreError::Unavailable(format!("IndexedDB is missing: {e}")))?;
-        factory.delete(name).map_err(|e| open_error(&e))?.await.map_err(|e| open_error(&e))
+        idb::delete(&factory()?, name).await.map_err(|e| open_error(&e))
     }
 
     /// Closes the connection; further calls fail with `Unavailable`.
@@ -299,25 +288,17 @@ impl IdbStore {
         self.db.close();
     }
 
-    fn begin(&self, stores: &[&str], mode: IdbTransactionMode) -> Result<(IdbTransaction, Transaction), StoreError> {
+    fn begin(&self, stores: &[&str], write: bool) -> Result<IdbTransaction, StoreError> {
         if self.closed.get() {
             return Err(closed());
         }
-        let names = Array::new();
-        for s in stores {
-            names.push(&JsValue::from_str(s));
+        let names: Array = stores.iter().map(|s| JsValue::from_str(s)).collect();
+        if write {
+            self.db.unchecked_ref::<DatabaseWithOptions>().transaction_with_options(&names, "readwrite", &self.relaxed)
+        } else {
+            self.db.transaction_with_str_sequence(&names)
         }
-        let raw = match mode {
-            // Relaxed durability: see ARCHITECTURE.md, "Storage: durability".
-            IdbTransactionMode::Readwrite => {
-                let options = Object::new();
-                Reflect::set(&options, &JsValue::from_str("durability"), &JsValue::from_str("relaxed")).map_err(|e| self.js_error(&e))?;
-                self.db.unchecked_ref::<DatabaseWithOptions>().transaction_with_options(&names, "readwrite", &options)
-            }
-            _ => self.db.transaction_with_str_sequence_and_mode(&names, mode),
-        }
-        .map_err(|e| self.js_error(&e))?;
-        Ok((raw.clone(), Transaction::from(raw)))
+        .map_err(|e| self.js_error(&e))
     }
 
     /// What the last commit did (benchmarks).
@@ -332,37 +313,68 @@ impl IdbStore {
         format!("{}:{}", self.instance, self.stamps.get())
     }
 
-    fn read(&self, stores: &[&str]) -> Result<Transaction, StoreError> {
-        self.begin(stores, IdbTransactionMode::Readonly).map(|(_, tx)| tx)
+    fn read(&self, stores: &[&str]) -> Result<IdbTransaction, StoreError> {
+        self.begin(stores, false)
     }
 
-    fn write(&self, stores: &[&str]) -> Result<(IdbTransaction, Transaction, Writes<'_>), StoreError> {
-        let (raw, tx) = self.begin(stores, IdbTransactionMode::Readwrite)?;
-        Ok((raw, tx, Writes { store: self, count: 0 }))
+    /// A write transaction, the future of its end, and its writes.
+    fn write(&self, stores: &[&str]) -> Result<(IdbTransaction, Pending, Writes<'_>), StoreError> {
+        let tx = self.begin(stores, true)?;
+        let end = idb::transaction_end(&tx);
+        Ok((tx, end, Writes { store: self, count: 0 }))
     }
 
     /// Ends a write transaction: aborts it when `result` is an error,
     /// else waits until it is durable and reports why it was not.
-    async fn finish<T>(&self, raw: IdbTransaction, tx: Transaction, result: Result<T, StoreError>) -> Result<T, StoreError> {
+    async fn finish<T>(&self, tx: IdbTransaction, end: Pending, result: Result<T, StoreError>) -> Result<T, StoreError> {
         let value = match result {
             Ok(value) => value,
             Err(e) => {
                 // It may have aborted already (a failed request does that,
                 // failing the requests after it too): then its own error
                 // says why.
-                let cause = raw.error().map(|d| self.js_error(&d.into()));
-                let _ = raw.abort();
+                let cause = tx.error().map(|d| self.js_error(&d.into()));
+                let _ = tx.abort();
                 return Err(cause.unwrap_or(e));
             }
         };
-        match tx.await {
-            Ok(TransactionResult::Committed) => Ok(value),
-            Ok(TransactionResult::Aborted) => Err(raw
+        match end.await {
+            Ok(done) if done.as_bool() == Some(true) => Ok(value),
+            Ok(_) => Err(tx
                 .error()
                 .map(|e| self.js_error(&e.into()))
                 .unwrap_or_else(|| StoreError::Other("the save was aborted".into()))),
-            Err(e) => Err(raw.error().map(|d| self.js_error(&d.into())).unwrap_or_else(|| self.idb_error(&e))),
+            Err(e) => Err(tx.error().map(|d| self.js_error(&d.into())).unwrap_or_else(|| self.js_error(&e))),
         }
+    }
+
+    /// A request made, to await later (its failure to start mapped).
+    fn issue(&self, made: Result<IdbRequest, JsValue>) -> Result<Pending, StoreError> {
+        idb::issued(made).map_err(|e| self.js_error(&e))
+    }
+
+    /// The outcome of a request issued earlier.
+    async fn outcome(&self, pending: Pending) -> Result<JsValue, StoreError> {
+        pending.await.map_err(|e| self.js_error(&e))
+    }
+
+    /// A request made and its outcome.
+    async fn ask(&self, made: Result<IdbRequest, JsValue>) -> Result<JsValue, StoreError> {
+        self.outcome(self.issue(made)?).await
+    }
+
+    /// The row under `key` in `store`, if there is one.
+    async fn get(&self, store: &IdbObjectStore, key: &JsValue) -> Result<Option<JsValue>, StoreError> {
+        Ok(found(self.ask(store.get(key)).await?))
+    }
+
+    /// Every row of `store` in `query` (a key range; `None`: all).
+    async fn get_all(&self, store: &IdbObjectStore, query: Option<&JsValue>) -> Result<Vec<JsValue>, StoreError> {
+        let made = match query {
+            Some(q) => store.get_all_with_key(q),
+            None => store.get_all(),
+        };
+        Ok(rows(self.ask(made).await?))
     }
 
     fn js_error(&self, value: &JsValue) -> StoreError {
@@ -374,21 +386,12 @@ impl IdbStore {
         }
     }
 
-    fn idb_error(&self, e: &idb::Error) -> StoreError {
-        match js_of(e) {
-            Some(v) => self.js_error(&v),
-            None => StoreError::Other(e.to_string()),
-        }
+    async fn get_row<T: DeserializeOwned>(&self, store: &IdbObjectStore, key: &JsValue) -> Result<Option<T>, StoreError> {
+        self.get(store, key).await?.map(|r| parse_row(&r)).transpose()
     }
 
-    async fn get_row<T: DeserializeOwned>(&self, store: &ObjectStore, key: JsValue) -> Result<Option<T>, StoreError> {
-        let row = store.get(Query::Key(key)).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
-        row.map(|r| parse_row(&r)).transpose()
-    }
-
-    async fn get_setting<T: DeserializeOwned>(&self, store: &ObjectStore, key: &str) -> Result<Option<T>, StoreError> {
-        let value = store.get(Query::Key(key.into())).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
-        match value {
+    async fn get_setting<T: DeserializeOwned>(&self, store: &IdbObjectStore, key: &str) -> Result<Option<T>, StoreError> {
+        match self.get(store, &JsValue::from_str(key)).await? {
             None => Ok(None),
             Some(v) => {
                 let json = v.as_string().ok_or_else(|| StoreError::Corrupt(format!("the setting \"{key}\" is not text")))?;
@@ -397,41 +400,35 @@ impl IdbStore {
         }
     }
 
-    async fn all_rows<T: DeserializeOwned>(&self, store: &ObjectStore, query: Option<Query>) -> Result<Vec<T>, StoreError> {
-        let rows = store.get_all(query, None).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
+    async fn all_rows<T: DeserializeOwned>(&self, store: &IdbObjectStore, query: Option<&JsValue>) -> Result<Vec<T>, StoreError> {
+        let rows = self.get_all(store, query).await?;
         // One JS string for the field name, not one per row (a session's
         // log is thousands of rows).
         let field = JsValue::from_str("json");
         rows.iter().map(|row| parse_field(row, &field)).collect()
     }
 
-    async fn raw_rows(&self, store: &ObjectStore, query: Query) -> Result<Vec<JsValue>, StoreError> {
-        store.get_all(Some(query), None).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))
-    }
-
-    async fn session_row(&self, tx: &Transaction, id: &str) -> Result<SessionRecord, StoreError> {
+    async fn session_row(&self, tx: &IdbTransaction, id: &str) -> Result<SessionRecord, StoreError> {
         Ok(self.stamped_session_row(tx, id).await?.0)
     }
 
     /// The session's record and its write stamp.
-    async fn stamped_session_row(&self, tx: &Transaction, id: &str) -> Result<(SessionRecord, String), StoreError> {
-        let sessions = object_store(tx, SESSIONS)?;
-        let row = sessions.get(Query::Key(id.into())).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
+    async fn stamped_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<(SessionRecord, String), StoreError> {
+        let row = self.get(&object_store(tx, SESSIONS)?, &JsValue::from_str(id)).await?;
         let row = row.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
         Ok((parse_row(&row)?, stamp_of(&row)))
     }
 
     /// The session row's record JSON and write stamp, if there is one.
-    async fn raw_session_row(&self, tx: &Transaction, id: &str) -> Result<Option<(String, String)>, StoreError> {
-        let sessions = object_store(tx, SESSIONS)?;
-        let row = sessions.get(Query::Key(id.into())).map_err(|e| self.idb_error(&e))?.await.map_err(|e| self.idb_error(&e))?;
+    async fn raw_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<Option<(String, String)>, StoreError> {
+        let row = self.get(&object_store(tx, SESSIONS)?, &JsValue::from_str(id)).await?;
         row.map(|row| Ok((json_of(&row).ok_or_else(|| StoreError::Corrupt("a saved row has no data".into()))?, stamp_of(&row)))).transpose()
     }
 
     /// Writes the session row (`json`, its record) again with a new write
     /// stamp, so that a commit of any connection that knew the lease row
     /// reads it again; the stamp.
-    fn restamp(&self, tx: &Transaction, w: &mut Writes<'_>, id: &str, json: &str) -> Result<String, StoreError> {
+    fn restamp(&self, tx: &IdbTransaction, w: &mut Writes<'_>, id: &str, json: &str) -> Result<String, StoreError> {
         let stamp = self.stamp();
         w.put(&object_store(tx, SESSIONS)?, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], json)?)?;
         Ok(stamp)
@@ -450,11 +447,11 @@ impl IdbStore {
         }
     }
 
-    async fn lock_row(&self, tx: &Transaction, id: &str) -> Result<Option<LockRecord>, StoreError> {
-        self.get_row(&object_store(tx, LOCKS)?, id.into()).await
+    async fn lock_row(&self, tx: &IdbTransaction, id: &str) -> Result<Option<LockRecord>, StoreError> {
+        self.get_row(&object_store(tx, LOCKS)?, &JsValue::from_str(id)).await
     }
 
-    async fn next(&self, tx: &Transaction, w: &mut Writes<'_>, counter: &str) -> Result<u64, StoreError> {
+    async fn next(&self, tx: &IdbTransaction, w: &mut Writes<'_>, counter: &str) -> Result<u64, StoreError> {
         let settings = object_store(tx, SETTINGS)?;
         let n = self.get_setting::<u64>(&settings, counter).await?.unwrap_or(0) + 1;
         w.put_setting(&settings, counter, &n)?;
@@ -484,23 +481,23 @@ impl IdbStore {
         ];
         let mut stores = vec![SESSIONS, TAILS];
         stores.extend(touched.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
-        let (raw, tx, mut w) = self.write(&stores)?;
+        let (tx, end, mut w) = self.write(&stores)?;
         let stamp = self.stamp();
         let result = async {
             let sessions = object_store(&tx, SESSIONS)?;
             let tails = object_store(&tx, TAILS)?;
-            let idb = |e: idb::Error| self.idb_error(&e);
+            let key = JsValue::from_str(id);
             // Issued now, awaited once the writes are issued.
-            let row = sessions.get(Query::Key(id.into())).map_err(idb)?.into_future();
+            let row = self.issue(sessions.get(&key))?;
             let lock = match &batch.holder {
-                Some(_) if !lock_known => Some(object_store(&tx, LOCKS)?.get(Query::Key(id.into())).map_err(idb)?.into_future()),
+                Some(_) if !lock_known => Some(self.issue(object_store(&tx, LOCKS)?.get(&key))?),
                 _ => None,
             };
             let cached = known.is_some();
             let mut known = match known {
                 Some(known) => known,
                 None => {
-                    let found = tails.get(Query::Key(id.into())).map_err(idb)?.await.map_err(idb)?;
+                    let found = self.get(&tails, &key).await?;
                     let tail = found.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
                     Known { stamp: String::new(), session: None, session_json: String::new(), tail, lists: HashMap::new(), lock: None }
                 }
@@ -521,7 +518,7 @@ impl IdbStore {
             if !batch.files_removed.is_empty() || !batch.files.is_empty() {
                 let files = object_store(&tx, FILES)?;
                 for path in &batch.files_removed {
-                    w.delete(&files, prefix_range(&[id.into(), path.as_str().into()])?)?;
+                    w.delete(&files, &prefix_range(&[id.into(), path.as_str().into()])?)?;
                 }
                 for f in &batch.files {
                     w.put(&files, &file_row(id, f)?)?;
@@ -558,13 +555,13 @@ impl IdbStore {
                 let json = to_json(&record)?;
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
                 issued_ms = performance_now();
-                let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if stamp_of(&row) != known.stamp || json_of(&row).as_deref() != Some(known.session_json.as_str()) {
                     return Ok(None);
                 }
                 (known.session, known.session_json) = (Some(record), json);
             } else {
-                let row = row.await.map_err(idb)?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 let record = update(parse_row(&row)?);
                 let json = to_json(&record)?;
                 w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
@@ -572,7 +569,7 @@ impl IdbStore {
             }
             if let Some(holder) = &batch.holder {
                 if let Some(lock) = lock {
-                    known.lock = Some(lock.await.map_err(idb)?.map(|r| parse_row(&r)).transpose()?);
+                    known.lock = Some(found(self.outcome(lock).await?).map(|r| parse_row(&r)).transpose()?);
                 }
                 // Read now, or known and still so (the stamp is unchanged).
                 if let Some(Some(lock)) = known.lock.as_ref().filter(|l| l.as_ref().is_some_and(|l| l.excludes(holder, batch.now_ms))) {
@@ -587,10 +584,10 @@ impl IdbStore {
         .await;
         match result {
             Ok(None) => {
-                let _ = raw.abort();
+                let _ = tx.abort();
                 Ok(Committed::Stale)
             }
-            result => match self.finish(raw, tx, result).await? {
+            result => match self.finish(tx, end, result).await? {
                 Some(known) => Ok(Committed::Done(known)),
                 None => Ok(Committed::Stale),
             },
@@ -632,31 +629,32 @@ impl Writes<'_> {
         Ok(())
     }
 
-    fn put(&mut self, store: &ObjectStore, row: &JsValue) -> Result<(), StoreError> {
+    fn put(&mut self, store: &IdbObjectStore, row: &JsValue) -> Result<(), StoreError> {
         self.check()?;
-        store.put(row, None).map_err(|e| self.store.idb_error(&e))?;
+        store.put(row).map_err(|e| self.store.js_error(&e))?;
         Ok(())
     }
 
-    fn put_setting<T: Serialize>(&mut self, store: &ObjectStore, key: &str, value: &T) -> Result<(), StoreError> {
+    fn put_setting<T: Serialize>(&mut self, store: &IdbObjectStore, key: &str, value: &T) -> Result<(), StoreError> {
         self.check()?;
         let json = to_json(value)?;
-        store.put(&JsValue::from_str(&json), Some(&JsValue::from_str(key))).map_err(|e| self.store.idb_error(&e))?;
+        store.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(key)).map_err(|e| self.store.js_error(&e))?;
         Ok(())
     }
 
-    fn delete(&mut self, store: &ObjectStore, query: Query) -> Result<(), StoreError> {
+    /// Deletes the row under a key, or the rows in a key range.
+    fn delete(&mut self, store: &IdbObjectStore, query: &JsValue) -> Result<(), StoreError> {
         self.check()?;
-        store.delete(query).map_err(|e| self.store.idb_error(&e))?;
+        store.delete(query).map_err(|e| self.store.js_error(&e))?;
         Ok(())
     }
 
     /// The sealed chunks and deletions a tail's change brings.
-    fn extras(&mut self, tx: &Transaction, extras: Vec<tail::Extra>) -> Result<(), StoreError> {
+    fn extras(&mut self, tx: &IdbTransaction, extras: Vec<tail::Extra>) -> Result<(), StoreError> {
         for extra in extras {
             match extra {
                 tail::Extra::Put(name, row) => self.put(&object_store(tx, name)?, &row)?,
-                tail::Extra::Delete(name, range) => self.delete(&object_store(tx, name)?, range)?,
+                tail::Extra::Delete(name, range) => self.delete(&object_store(tx, name)?, &range)?,
             }
         }
         Ok(())
@@ -667,8 +665,23 @@ fn performance_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-fn object_store(tx: &Transaction, name: &str) -> Result<ObjectStore, StoreError> {
-    tx.object_store(name).map_err(|e| StoreError::Corrupt(format!("the database has no \"{name}\" store: {e}")))
+fn object_store(tx: &IdbTransaction, name: &str) -> Result<IdbObjectStore, StoreError> {
+    tx.object_store(name).map_err(|e| StoreError::Corrupt(format!("the database has no \"{name}\" store: {}", describe(&e))))
+}
+
+/// A `get`'s result: `undefined` when there is no row.
+fn found(result: JsValue) -> Option<JsValue> {
+    (!result.is_undefined()).then_some(result)
+}
+
+/// A `getAll`'s result as a list.
+fn rows(result: JsValue) -> Vec<JsValue> {
+    result.dyn_into::<Array>().map(|a| a.to_vec()).unwrap_or_default()
+}
+
+/// The page's IndexedDB, or why there is none.
+fn factory() -> Result<IdbFactory, StoreError> {
+    idb::factory().ok_or_else(|| StoreError::Unavailable("IndexedDB is missing".into()))
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
@@ -729,15 +742,13 @@ fn key(parts: &[JsValue]) -> JsValue {
 
 /// Every key that starts with `prefix`: arrays sort after every number and
 /// string, so `[…prefix, []]` is above all of them.
-fn prefix_range(prefix: &[JsValue]) -> Result<Query, StoreError> {
+fn prefix_range(prefix: &[JsValue]) -> Result<JsValue, StoreError> {
     let mut upper: Vec<JsValue> = prefix.to_vec();
     upper.push(Array::new().into());
-    KeyRange::bound(&key(prefix), &key(&upper), Some(false), Some(false))
-        .map(Query::KeyRange)
-        .map_err(|e| StoreError::Other(e.to_string()))
+    IdbKeyRange::bound(&key(prefix), &key(&upper)).map(JsValue::from).map_err(|e| StoreError::Other(describe(&e)))
 }
 
-fn session_range(id: &str) -> Result<Query, StoreError> {
+fn session_range(id: &str) -> Result<JsValue, StoreError> {
     prefix_range(&[id.into()])
 }
 
@@ -751,39 +762,6 @@ fn session_keyed<T: Serialize>(s: &str, record: &T) -> Result<JsValue, StoreErro
 
 fn closed() -> StoreError {
     StoreError::Unavailable("this tab's connection to the database was closed, most likely because another tab opened a newer tabteam; reload this tab".into())
-}
-
-/// The DOMException (or error-carrying object) inside an `idb` error.
-fn js_of(e: &idb::Error) -> Option<JsValue> {
-    use idb::Error as E;
-    match e {
-        E::DomException(d) => Some(d.clone().into()),
-        E::AddFailed(v)
-        | E::ClearFailed(v)
-        | E::CountFailed(v)
-        | E::DeleteFailed(v)
-        | E::GetAllFailed(v)
-        | E::GetAllKeysFailed(v)
-        | E::GetFailed(v)
-        | E::GetKeyFailed(v)
-        | E::IndexedDbDeleteFailed(v)
-        | E::IndexedDbNotFound(v)
-        | E::IndexedDbOpenFailed(v)
-        | E::IndexNotFound(v)
-        | E::IndexCreateFailed(v)
-        | E::ObjectStoreCreateFailed(v)
-        | E::ObjectStoreDeleteFailed(v)
-        | E::ObjectStoreNotFound(v)
-        | E::OpenCursorFailed(v)
-        | E::RequestErrorNotFound(v)
-        | E::RequestResultNotFound(v)
-        | E::TransactionAbortError(v)
-        | E::TransactionCommitError(v)
-        | E::TransactionOpenFailed(v)
-        | E::UpdateFailed(v)
-        | E::UnexpectedJsType(_, v) => Some(v.clone()),
-        _ => None,
-    }
 }
 
 /// The name and message of a DOMException, or of the `error` a request or
@@ -805,8 +783,8 @@ fn describe(value: &JsValue) -> String {
 }
 
 /// Why opening failed, for a person.
-fn open_error(e: &idb::Error) -> StoreError {
-    match js_of(e).and_then(|v| dom_name(&v)) {
+fn open_error(e: &JsValue) -> StoreError {
+    match dom_name(e) {
         Some((name, _)) if name == "QuotaExceededError" => StoreError::QuotaExceeded,
         Some((name, message))
             if ["InvalidStateError", "SecurityError", "NotAllowedError", "UnknownError"].contains(&name.as_str()) =>
@@ -814,17 +792,17 @@ fn open_error(e: &idb::Error) -> StoreError {
             StoreError::Unavailable(format!("{name}: {message}"))
         }
         Some((name, message)) => StoreError::Other(format!("opening the database failed: {name}: {message}")),
-        None => StoreError::Unavailable(e.to_string()),
+        None => StoreError::Unavailable(describe(e)),
     }
 }
 
 /// The database is at a newer version than this build knows: say which.
-async fn too_new(factory: &Factory, name: &str) -> StoreError {
+async fn too_new(factory: &IdbFactory, name: &str) -> StoreError {
     // Opening without a version opens whatever is there, without upgrading.
-    let found = match factory.open(name, None) {
-        Ok(request) => match request.await {
+    let found = match idb::open(factory, name, None, None) {
+        Ok(opening) => match opening.await {
             Ok(db) => {
-                let version = db.version().unwrap_or(0);
+                let version = db.version() as u32;
                 db.close();
                 version
             }
@@ -836,7 +814,7 @@ async fn too_new(factory: &Factory, name: &str) -> StoreError {
 }
 
 /// Runs the upgrade steps from `old` to `new`, one version at a time.
-async fn upgrade(db: &idb::Database, tx: &Transaction, old: u32, new: u32) -> Result<(), StoreError> {
+async fn upgrade(db: &IdbDatabase, tx: &IdbTransaction, old: u32, new: u32) -> Result<(), StoreError> {
     for version in old..new {
         match version {
             0 => create_v1(db)?,
@@ -849,16 +827,27 @@ async fn upgrade(db: &idb::Database, tx: &Transaction, old: u32, new: u32) -> Re
     Ok(())
 }
 
-fn create_store(db: &idb::Database, name: &str, key_path: Option<KeyPath>) -> Result<ObjectStore, StoreError> {
-    let mut params = ObjectStoreParams::new();
-    params.key_path(key_path);
-    db.create_object_store(name, params).map_err(|e| StoreError::Other(format!("creating \"{name}\": {e}")))
+/// Creates the store `name` whose rows are keyed by `key_path` (a field's
+/// name, or an array of them; `None`: keys given apart).
+fn create_store(db: &IdbDatabase, name: &str, key_path: Option<JsValue>) -> Result<IdbObjectStore, StoreError> {
+    let params = IdbObjectStoreParameters::new();
+    if let Some(path) = &key_path {
+        params.set_key_path(path);
+    }
+    db.create_object_store_with_optional_parameters(name, &params)
+        .map_err(|e| StoreError::Other(format!("creating \"{name}\": {}", describe(&e))))
+}
+
+fn single(field: &str) -> Option<JsValue> {
+    Some(JsValue::from_str(field))
+}
+
+fn array(fields: &[&str]) -> Option<JsValue> {
+    Some(fields.iter().map(|f| JsValue::from_str(f)).collect::<Array>().into())
 }
 
 /// Schema v1.
-fn create_v1(db: &idb::Database) -> Result<(), StoreError> {
-    let single = |k: &str| Some(KeyPath::new_single(k));
-    let array = |ks: &[&str]| Some(KeyPath::new_array(ks.iter().copied()));
+fn create_v1(db: &IdbDatabase) -> Result<(), StoreError> {
     create_store(db, SESSIONS, single("id"))?;
     create_store(db, META, single("s"))?;
     create_store(db, LEDGER, single("s"))?;
@@ -869,22 +858,19 @@ fn create_v1(db: &idb::Database) -> Result<(), StoreError> {
     create_store(db, LOCKS, single("s"))?;
     let experiences = create_store(db, EXPERIENCES, single("id"))?;
     experiences
-        .create_index("role", KeyPath::new_single("role"), Some(IndexParams::new()))
-        .map_err(|e| StoreError::Other(format!("creating the role index: {e}")))?;
+        .create_index_with_str("role", "role")
+        .map_err(|e| StoreError::Other(format!("creating the role index: {}", describe(&e))))?;
     create_store(db, SETTINGS, None)?;
     Ok(())
 }
 
 /// v1 → v2: one `files` row per file version instead of one `project`
 /// record per session.
-async fn files_per_version(db: &idb::Database, tx: &Transaction) -> Result<(), StoreError> {
-    let files = create_store(db, FILES, Some(KeyPath::new_array(["s", "p", "v"])))?;
+async fn files_per_version(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), StoreError> {
+    let files = create_store(db, FILES, array(&["s", "p", "v"]))?;
     let project = object_store(tx, PROJECT_V1)?;
-    let rows = project
-        .get_all(None, None)
-        .map_err(|e| StoreError::Other(e.to_string()))?
-        .await
-        .map_err(|e| StoreError::Other(e.to_string()))?;
+    let failed = |e: JsValue| StoreError::Other(format!("upgrading to schema 2: {}", describe(&e)));
+    let rows = rows(idb::issued(project.get_all()).map_err(failed)?.await.map_err(failed)?);
     for r in rows {
         let s = Reflect::get(&r, &JsValue::from_str("s"))
             .ok()
@@ -892,10 +878,10 @@ async fn files_per_version(db: &idb::Database, tx: &Transaction) -> Result<(), S
             .ok_or_else(|| StoreError::Corrupt("a v1 project record has no session id".into()))?;
         let project: ProjectFiles = parse_row(&r)?;
         for v in file_versions(&project) {
-            files.put(&file_row(&s, &v)?, None).map_err(|e| StoreError::Other(e.to_string()))?;
+            files.put(&file_row(&s, &v)?).map_err(failed)?;
         }
     }
-    db.delete_object_store(PROJECT_V1).map_err(|e| StoreError::Other(format!("dropping the v1 project store: {e}")))
+    db.delete_object_store(PROJECT_V1).map_err(|e| StoreError::Other(format!("dropping the v1 project store: {}", describe(&e))))
 }
 
 impl Store for IdbStore {
@@ -919,7 +905,7 @@ impl Store for IdbStore {
         Box::pin(async move {
             let mut stores = SESSION_STORES.to_vec();
             stores.push(SETTINGS);
-            let (raw, tx, mut w) = self.write(&stores)?;
+            let (tx, end, mut w) = self.write(&stores)?;
             let result = async {
                 let mut record = data.session.clone();
                 record.id = session_id(self.next(&tx, &mut w, SESSION_COUNTER).await?);
@@ -951,7 +937,7 @@ impl Store for IdbStore {
                 Ok((record, known))
             }
             .await;
-            let (record, known) = self.finish(raw, tx, result).await?;
+            let (record, known) = self.finish(tx, end, result).await?;
             self.known.borrow_mut().insert(record.id.clone(), known);
             Ok(record)
         })
@@ -959,7 +945,7 @@ impl Store for IdbStore {
 
     fn rename_session<'a>(&'a self, id: &'a str, title: &'a str, now_ms: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[SESSIONS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS])?;
             let result = async {
                 // The logs do not change: the write stamp stays.
                 let (mut record, stamp) = self.stamped_session_row(&tx, id).await?;
@@ -968,13 +954,13 @@ impl Store for IdbStore {
                 w.put(&object_store(&tx, SESSIONS)?, &session_value(id, &record, &stamp)?)
             }
             .await;
-            self.finish(raw, tx, result).await
+            self.finish(tx, end, result).await
         })
     }
 
     fn delete_session<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&SESSION_STORES)?;
+            let (tx, end, mut w) = self.write(&SESSION_STORES)?;
             let result = async {
                 self.session_row(&tx, id).await?;
                 if let Some(lock) = self.lock_row(&tx, id).await? {
@@ -984,15 +970,15 @@ impl Store for IdbStore {
                 }
                 self.known.borrow_mut().remove(id);
                 for name in [MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS] {
-                    w.delete(&object_store(&tx, name)?, session_range(id)?)?;
+                    w.delete(&object_store(&tx, name)?, &session_range(id)?)?;
                 }
                 for name in [TAILS, LOCKS, SESSIONS] {
-                    w.delete(&object_store(&tx, name)?, Query::Key(id.into()))?;
+                    w.delete(&object_store(&tx, name)?, &JsValue::from_str(id))?;
                 }
                 Ok(())
             }
             .await;
-            self.finish(raw, tx, result).await
+            self.finish(tx, end, result).await
         })
     }
 
@@ -1011,17 +997,16 @@ impl Store for IdbStore {
             );
             let range = || session_range(id);
             let ranges = (range()?, range()?);
-            let idb = |e: idb::Error| self.idb_error(&e);
-            let key = || Query::Key(id.into());
+            let key = JsValue::from_str(id);
             // Every read is issued before any is awaited: IndexedDB answers
             // them in order, and the round trips overlap instead of adding up.
             let (session, tail, lists, messages, history, files, costs) = futures::join!(
-                async { sessions.get(key()).map_err(idb)?.await.map_err(idb) },
-                async { tails.get(key()).map_err(idb)?.await.map_err(idb) },
-                self.raw_rows(&lists, ranges.0),
+                self.get(&sessions, &key),
+                self.get(&tails, &key),
+                self.get_all(&lists, Some(&ranges.0)),
                 self.log::<Message>(&messages, id),
                 self.log::<u64>(&history, id),
-                self.all_rows::<FileVersion>(&files, Some(ranges.1)),
+                self.all_rows::<FileVersion>(&files, Some(&ranges.1)),
                 self.log::<CostEntry>(&costs, id),
             );
             let row = session?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
@@ -1066,7 +1051,7 @@ impl Store for IdbStore {
 
     fn acquire_lock<'a>(&'a self, id: &'a str, holder: &'a str, now_ms: u64, ttl_ms: u64) -> StoreFuture<'a, LockRecord> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[SESSIONS, LOCKS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS])?;
             let result = async {
                 let (json, old_stamp) = self.raw_session_row(&tx, id).await?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if let Some(lock) = self.lock_row(&tx, id).await? {
@@ -1080,7 +1065,7 @@ impl Store for IdbStore {
                 Ok((lock, old_stamp, stamp))
             }
             .await;
-            let (lock, old, new) = self.finish(raw, tx, result).await?;
+            let (lock, old, new) = self.finish(tx, end, result).await?;
             self.lease_written(id, &old, new, Some(lock.clone()));
             Ok(lock)
         })
@@ -1088,11 +1073,11 @@ impl Store for IdbStore {
 
     fn release_lock<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[SESSIONS, LOCKS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS])?;
             let result = async {
                 match self.lock_row(&tx, id).await? {
                     Some(lock) if lock.holder == holder => {
-                        w.delete(&object_store(&tx, LOCKS)?, Query::Key(id.into()))?;
+                        w.delete(&object_store(&tx, LOCKS)?, &JsValue::from_str(id))?;
                         match self.raw_session_row(&tx, id).await? {
                             Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json)?))),
                             None => Ok(None),
@@ -1102,7 +1087,7 @@ impl Store for IdbStore {
                 }
             }
             .await;
-            if let Some((old, new)) = self.finish(raw, tx, result).await? {
+            if let Some((old, new)) = self.finish(tx, end, result).await? {
                 self.lease_written(id, &old, new, None);
             }
             Ok(())
@@ -1118,15 +1103,15 @@ impl Store for IdbStore {
 
     fn put_app_settings(&self, settings: AppSettings) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[SETTINGS])?;
+            let (tx, end, mut w) = self.write(&[SETTINGS])?;
             let result = (|| {
                 let store = object_store(&tx, SETTINGS)?;
                 if !settings.remember_key {
-                    w.delete(&store, Query::Key(REMEMBERED_KEY.into()))?;
+                    w.delete(&store, &JsValue::from_str(REMEMBERED_KEY))?;
                 }
                 w.put_setting(&store, APP_SETTINGS, &settings)
             })();
-            self.finish(raw, tx, result).await
+            self.finish(tx, end, result).await
         })
     }
 
@@ -1139,11 +1124,11 @@ impl Store for IdbStore {
 
     fn put_remembered_key(&self, api_key: Option<String>) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[SETTINGS])?;
+            let (tx, end, mut w) = self.write(&[SETTINGS])?;
             let result = async {
                 let store = object_store(&tx, SETTINGS)?;
                 match api_key {
-                    None => w.delete(&store, Query::Key(REMEMBERED_KEY.into())),
+                    None => w.delete(&store, &JsValue::from_str(REMEMBERED_KEY)),
                     Some(api_key) => {
                         let settings: AppSettings = self.get_setting(&store, APP_SETTINGS).await?.unwrap_or_default();
                         if !settings.remember_key {
@@ -1154,13 +1139,13 @@ impl Store for IdbStore {
                 }
             }
             .await;
-            self.finish(raw, tx, result).await
+            self.finish(tx, end, result).await
         })
     }
 
     fn add_experience(&self, new: NewExperience) -> StoreFuture<'_, ExperienceRecord> {
         Box::pin(async move {
-            let (raw, tx, mut w) = self.write(&[EXPERIENCES, SETTINGS])?;
+            let (tx, end, mut w) = self.write(&[EXPERIENCES, SETTINGS])?;
             let result = async {
                 let record = ExperienceRecord {
                     id: self.next(&tx, &mut w, EXPERIENCE_COUNTER).await?,
@@ -1174,7 +1159,7 @@ impl Store for IdbStore {
                 Ok(record)
             }
             .await;
-            self.finish(raw, tx, result).await
+            self.finish(tx, end, result).await
         })
     }
 
@@ -1185,12 +1170,8 @@ impl Store for IdbStore {
             let Some(role) = role else {
                 return self.all_rows(&store, None).await;
             };
-            let index = store.index("role").map_err(|e| StoreError::Corrupt(format!("the role index is missing: {e}")))?;
-            let rows = index
-                .get_all(Some(Query::Key(role.into())), None)
-                .map_err(|e| self.idb_error(&e))?
-                .await
-                .map_err(|e| self.idb_error(&e))?;
+            let index = store.index("role").map_err(|e| StoreError::Corrupt(format!("the role index is missing: {}", describe(&e))))?;
+            let rows = rows(self.ask(index.get_all_with_key(&JsValue::from_str(role))).await?);
             rows.iter().map(parse_row).collect()
         })
     }
@@ -1199,15 +1180,15 @@ impl Store for IdbStore {
 /// v2 → v3: the message log and the cost entries in chunks instead of one
 /// row per entry; the history out of the meta record into chunks of ids.
 /// The entries' JSON is carried over as it is, never re-encoded.
-async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreError> {
-    let chunked = || Some(KeyPath::new_array(["s", "c"]));
+async fn chunked_logs(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), StoreError> {
+    let chunked = || array(&["s", "c"]);
     let message_chunks = create_store(db, MESSAGE_CHUNKS, chunked())?;
     let cost_chunks = create_store(db, COST_CHUNKS, chunked())?;
     let history = create_store(db, HISTORY, chunked())?;
-    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 3: {e}"));
-    let put = |store: &ObjectStore, s: &str, chunks: Vec<chunks::Chunk>| -> Result<(), StoreError> {
+    let failed = |e: JsValue| StoreError::Other(format!("upgrading to schema 3: {}", describe(&e)));
+    let put = |store: &IdbObjectStore, s: &str, chunks: Vec<chunks::Chunk>| -> Result<(), StoreError> {
         for chunk in &chunks {
-            store.put(&chunks::chunk_row(s, chunk)?, None).map_err(failed)?;
+            store.put(&chunks::chunk_row(s, chunk)?).map_err(failed)?;
         }
         Ok(())
     };
@@ -1219,7 +1200,7 @@ async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreE
     };
     // One session's rows come together (keys start with the session id).
     for (old, new) in [(MESSAGES_V2, &message_chunks), (COSTS_V2, &cost_chunks)] {
-        let rows = object_store(tx, old)?.get_all(None, None).map_err(failed)?.await.map_err(failed)?;
+        let rows = rows(idb::issued(object_store(tx, old)?.get_all()).map_err(failed)?.await.map_err(failed)?);
         let mut current: Option<(String, Vec<String>)> = None;
         for row in &rows {
             let (s, json) = (text(row, "s")?, text(row, "json")?);
@@ -1236,45 +1217,47 @@ async fn chunked_logs(db: &idb::Database, tx: &Transaction) -> Result<(), StoreE
         if let Some((cur, items)) = current {
             put(new, &cur, chunks::append(None, items, chunks::V3_CHUNK_BYTES))?;
         }
-        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v2 \"{old}\" store: {e}")))?;
+        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v2 \"{old}\" store: {}", describe(&e))))?;
     }
     let meta = object_store(tx, META)?;
-    let rows = meta.get_all(None, None).map_err(failed)?.await.map_err(failed)?;
+    let rows = rows(idb::issued(meta.get_all()).map_err(failed)?.await.map_err(failed)?);
     for row in &rows {
         let s = text(row, "s")?;
         let record: MetaRecord = parse_row(row)?;
         put(&history, &s, chunks::append(None, record.history.iter().map(|id| id.0.to_string()), chunks::V3_CHUNK_BYTES))?;
-        meta.put(&session_keyed(&s, &record.head())?, None).map_err(failed)?;
+        meta.put(&session_keyed(&s, &record.head())?).map_err(failed)?;
     }
     Ok(())
 }
 
 /// The last chunk of session `s`'s log in `store` (upgrades).
-async fn last_chunk(store: &ObjectStore, s: &str) -> Result<Option<chunks::Tail>, StoreError> {
-    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 4: {e}"));
-    let cursor = store.open_cursor(Some(session_range(s)?), Some(idb::CursorDirection::Prev)).map_err(failed)?.await.map_err(failed)?;
-    match cursor {
-        Some(cursor) => chunks::tail_of(&cursor.value().map_err(failed)?).map(Some),
-        None => Ok(None),
+async fn last_chunk(store: &IdbObjectStore, s: &str) -> Result<Option<chunks::Tail>, StoreError> {
+    let failed = |e: JsValue| StoreError::Other(format!("upgrading to schema 4: {}", describe(&e)));
+    let made = store.open_cursor_with_range_and_direction(&session_range(s)?, IdbCursorDirection::Prev);
+    let cursor = idb::issued(made).map_err(failed)?.await.map_err(failed)?;
+    match cursor.dyn_into::<IdbCursorWithValue>() {
+        Ok(cursor) => chunks::tail_of(&cursor.value().map_err(failed)?).map(Some),
+        Err(_) => Ok(None),
     }
 }
 
 /// v3 → v4: each session's meta head, ledger head and roles move into its
 /// tail row, the roles' lists into chunks; the logs' chunks stay where they
 /// are (each tail's open chunks start after them).
-async fn tails_from_v3(db: &idb::Database, tx: &Transaction) -> Result<(), StoreError> {
-    let tails = create_store(db, TAILS, Some(KeyPath::new_single("s")))?;
-    let lists = create_store(db, ROLE_LISTS, Some(KeyPath::new_array(["s", "r", "l", "c"])))?;
-    let failed = |e: idb::Error| StoreError::Other(format!("upgrading to schema 4: {e}"));
+async fn tails_from_v3(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), StoreError> {
+    let tails = create_store(db, TAILS, single("s"))?;
+    let lists = create_store(db, ROLE_LISTS, array(&["s", "r", "l", "c"]))?;
+    let failed = |e: JsValue| StoreError::Other(format!("upgrading to schema 4: {}", describe(&e)));
+    let ask = |made: Result<IdbRequest, JsValue>| async move { idb::issued(made).map_err(failed)?.await.map_err(failed) };
     let (meta, ledger, roles) = (object_store(tx, META)?, object_store(tx, LEDGER)?, object_store(tx, ROLES)?);
     let (messages, history, costs) = (object_store(tx, MESSAGE_CHUNKS)?, object_store(tx, HISTORY)?, object_store(tx, COST_CHUNKS)?);
-    let ids = object_store(tx, SESSIONS)?.get_all_keys(None, None).map_err(failed)?.await.map_err(failed)?;
+    let ids = rows(ask(object_store(tx, SESSIONS)?.get_all_keys()).await?);
     for id in ids {
         let s = id.as_string().ok_or_else(|| StoreError::Corrupt("a v3 session id is not text".into()))?;
-        let key = || Query::Key(s.as_str().into());
-        let meta_row = meta.get(key()).map_err(failed)?.await.map_err(failed)?;
-        let ledger_row = ledger.get(key()).map_err(failed)?.await.map_err(failed)?;
-        let role_rows = roles.get_all(Some(session_range(&s)?), None).map_err(failed)?.await.map_err(failed)?;
+        let key = JsValue::from_str(&s);
+        let meta_row = found(ask(meta.get(&key)).await?);
+        let ledger_row = found(ask(ledger.get(&key)).await?);
+        let role_rows = rows(ask(roles.get_all_with_key(&session_range(&s)?)).await?);
         let mut tail = tail::TailRecord {
             meta: meta_row.map(|r| parse_row(&r)).transpose()?,
             ledger: ledger_row.map(|r| parse_row(&r)).transpose()?,
@@ -1289,13 +1272,13 @@ async fn tails_from_v3(db: &idb::Database, tx: &Transaction) -> Result<(), Store
         tail.apply(&s, &mut known, &Batch { roles: records, ..Batch::default() }, &mut extras)?;
         for extra in extras {
             if let tail::Extra::Put(_, row) = extra {
-                lists.put(&row, None).map_err(failed)?;
+                lists.put(&row).map_err(failed)?;
             }
         }
-        tails.put(&session_keyed(&s, &tail)?, None).map_err(failed)?;
+        tails.put(&session_keyed(&s, &tail)?).map_err(failed)?;
     }
     for old in [META, LEDGER, ROLES] {
-        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v3 \"{old}\" store: {e}")))?;
+        db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v3 \"{old}\" store: {}", describe(&e))))?;
     }
     Ok(())
 }

@@ -17,7 +17,6 @@
 
 use std::collections::HashMap;
 
-use idb::Query;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -103,7 +102,8 @@ pub(super) struct TailRecord {
 /// A write besides the tail row and the session row.
 pub(super) enum Extra {
     Put(&'static str, JsValue),
-    Delete(&'static str, Query),
+    /// A key range's rows deleted.
+    Delete(&'static str, JsValue),
 }
 
 fn ids_json(ids: &[MessageId]) -> impl Iterator<Item = String> + '_ {

@@ -4,6 +4,7 @@
 
 pub mod download;
 pub mod fetch;
+pub mod idb;
 pub mod idb_store;
 pub mod kv;
 pub mod replay;
