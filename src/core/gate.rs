@@ -15,13 +15,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::Checkpoints;
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
-use super::llm::{ChatMessage, ChatRequest, Llm, LlmError, StreamEvent, Usage};
+use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
 use super::role::RoleError;
 use super::shared_str::SharedStr;
 
@@ -237,18 +238,41 @@ impl LlmGate {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
         self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: request.model.clone(), quiet: self.quiet });
-        let mut stream = self.llm.stream(request);
+        let done = match self.llm.reply(request) {
+            Reply::Whole(whole) => {
+                let mut done = whole.await?;
+                // Shown as its stream would show it: one delta, the whole text.
+                if !done.text.is_empty() {
+                    done.text = self.show(done.text);
+                }
+                done
+            }
+            Reply::Stream(stream) => self.follow(stream).await?,
+        };
+        // Priced by the model asked for: providers answer with dated names
+        // the price table may not list.
+        // The ledger is released before the event: listeners read it.
+        let entry = {
+            let mut ledger = self.ledger.borrow_mut();
+            let entry = ledger.record_entry(&self.role, model, done.usage);
+            self.events.is_listening().then(|| entry.clone())
+        };
+        if let Some(entry) = entry {
+            self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
+        }
+        if let Some(digest) = digest {
+            self.journal.borrow_mut().record(digest, &done.text);
+        }
+        Ok(done.text)
+    }
+
+    /// A streamed answer: each delta shown, waits announced, until `Done`.
+    async fn follow(&self, mut stream: LocalBoxStream<'static, Result<StreamEvent, LlmError>>) -> Result<Completion, RoleError> {
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
             match event? {
-                StreamEvent::Delta(mut text) => {
-                    if self.events.is_listening() {
-                        // Lent to the listener, then kept: no copy.
-                        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
-                        self.events.emit_ref(&event);
-                        let TeamEvent::LlmDelta { text: shown, .. } = event else { unreachable!() };
-                        text = shown;
-                    }
+                StreamEvent::Delta(text) => {
+                    let text = self.show(text);
                     if partial.is_empty() {
                         // The first delta's string is kept as it is.
                         partial = text;
@@ -259,26 +283,22 @@ impl LlmGate {
                 StreamEvent::Waiting { ms, reason } => {
                     self.events.emit_with(|| TeamEvent::Waiting { role: self.role.clone(), seconds: ms.div_ceil(1000), reason });
                 }
-                StreamEvent::Done(done) => {
-                    // Priced by the model asked for: providers answer with
-                    // dated names the price table may not list.
-                    // The ledger is released before the event: listeners read it.
-                    let entry = {
-                        let mut ledger = self.ledger.borrow_mut();
-                        let entry = ledger.record_entry(&self.role, model, done.usage);
-                        self.events.is_listening().then(|| entry.clone())
-                    };
-                    if let Some(entry) = entry {
-                        self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
-                    }
-                    if let Some(digest) = digest {
-                        self.journal.borrow_mut().record(digest, &done.text);
-                    }
-                    return Ok(done.text);
-                }
+                StreamEvent::Done(done) => return Ok(done),
             }
         }
         Err(RoleError::Llm(LlmError::Truncated { partial_text: partial }))
+    }
+
+    /// A piece of the answer, lent to the listener as a delta, then given
+    /// back: no copy.
+    fn show(&self, text: String) -> String {
+        if !self.events.is_listening() {
+            return text;
+        }
+        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
+        self.events.emit_ref(&event);
+        let TeamEvent::LlmDelta { text, .. } = event else { unreachable!() };
+        text
     }
 
     /// Ask with a system prompt and one user prompt.
