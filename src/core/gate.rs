@@ -219,8 +219,8 @@ impl LlmGate {
 
     /// Ask with a full chat; returns the answer's text.
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
-        let model = self.llm.model();
-        let request = ChatRequest::new(self.ledger.borrow().shared_model(model), messages);
+        let model = self.ledger.borrow().shared_model(self.llm.model());
+        let request = ChatRequest::new(model.clone(), messages);
         let mut digest = None;
         if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);
@@ -231,13 +231,13 @@ impl LlmGate {
             (false, None) => Some(request_digest(&request)),
         };
         let prompt_estimate = Usage::estimate(request.prompt_bytes(), 0).prompt_tokens;
-        self.ledger.borrow().check(model, prompt_estimate)?;
+        self.ledger.borrow().check_shared(&model, prompt_estimate)?;
         // Nothing this call depends on may be lost if the tab closes while
         // it streams.
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: request.model.clone(), quiet: self.quiet });
+        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: model.clone(), quiet: self.quiet });
         let done = match self.llm.reply(request) {
             Reply::Whole(whole) => {
                 let mut done = whole.await?;
@@ -254,7 +254,7 @@ impl LlmGate {
         // The ledger is released before the event: listeners read it.
         let entry = {
             let mut ledger = self.ledger.borrow_mut();
-            let entry = ledger.record_entry(&self.role, model, done.usage);
+            let entry = ledger.record_entry(&self.role, &model, done.usage);
             self.events.is_listening().then(|| entry.clone())
         };
         if let Some(entry) = entry {
