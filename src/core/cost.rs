@@ -59,10 +59,11 @@ const DEFAULT_PRICES: &[(&str, f64, f64)] = &[
 pub struct PriceTable {
     prices: BTreeMap<String, Price>,
     /// The last lookup, as asked (before normalizing) and answered: a team
-    /// asks for the same model's price before and after every call.
+    /// asks for the same model's price before and after every call, by
+    /// the same shared name (see [`PriceTable::price_of`]).
     /// Not saved; `set` forgets it.
     #[serde(skip)]
-    last: RefCell<Option<(String, Option<Price>)>>,
+    last: RefCell<Option<(SharedStr, Option<Price>)>>,
 }
 
 impl PartialEq for PriceTable {
@@ -106,12 +107,28 @@ impl PriceTable {
     /// A router prefix (`openai/gpt-4o`) is ignored.
     pub fn price(&self, model: &str) -> Option<Price> {
         if let Some((asked, price)) = &*self.last.borrow() {
-            if asked == model {
+            if *asked == *model {
                 return *price;
             }
         }
-        let price = self.lookup(model);
-        *self.last.borrow_mut() = Some((model.to_string(), price));
+        self.remember(SharedStr::from(model))
+    }
+
+    /// [`PriceTable::price`] of a shared name: the last one asked is
+    /// recognised by its pointer (the gate asks with the same name on
+    /// every call, before and after it).
+    pub fn price_of(&self, model: &SharedStr) -> Option<Price> {
+        if let Some((asked, price)) = &*self.last.borrow() {
+            if asked.is_same(model) || *asked == *model {
+                return *price;
+            }
+        }
+        self.remember(model.clone())
+    }
+
+    fn remember(&self, model: SharedStr) -> Option<Price> {
+        let price = self.lookup(&model);
+        *self.last.borrow_mut() = Some((model, price));
         price
     }
 
@@ -136,14 +153,15 @@ fn normalize(model: &str) -> String {
     }
 }
 
-/// Add `entry` to the tally under `key` (the key is copied only when new).
-fn add_to(tallies: &mut BTreeMap<String, Tally>, key: &str, entry: &CostEntry) {
-    match tallies.get_mut(key) {
+/// Add `entry` to the tally under `key` (the shared key is kept when new:
+/// no copy of the name).
+fn add_to(tallies: &mut BTreeMap<SharedStr, Tally>, key: &SharedStr, entry: &CostEntry) {
+    match tallies.get_mut(key.as_str()) {
         Some(tally) => tally.add(entry),
         None => {
             let mut tally = Tally::default();
             tally.add(entry);
-            tallies.insert(key.to_string(), tally);
+            tallies.insert(key.clone(), tally);
         }
     }
 }
@@ -196,8 +214,9 @@ pub struct CostLedger {
     pub budget: f64,
     pub prices: PriceTable,
     total: Tally,
-    per_role: BTreeMap<String, Tally>,
-    per_model: BTreeMap<String, Tally>,
+    /// Keyed by the entries' shared names (saved as plain strings).
+    per_role: BTreeMap<SharedStr, Tally>,
+    per_model: BTreeMap<SharedStr, Tally>,
     entries: Vec<CostEntry>,
 }
 
@@ -224,7 +243,7 @@ impl CostLedger {
 
     /// A ledger as it was saved, its totals taken as they were (not
     /// recomputed from the entries).
-    pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: BTreeMap<String, Tally>, per_model: BTreeMap<String, Tally>, entries: Vec<CostEntry>) -> Self {
+    pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: BTreeMap<SharedStr, Tally>, per_model: BTreeMap<SharedStr, Tally>, entries: Vec<CostEntry>) -> Self {
         Self { budget, prices, total, per_role, per_model, entries }
     }
 
@@ -232,7 +251,16 @@ impl CostLedger {
     /// The prompt's cost counts against what is left, so a call is refused
     /// when even its prompt would overrun the budget.
     pub fn check(&self, model: &str, prompt_tokens: u64) -> Result<(), BudgetError> {
-        let price = self.prices.price(model).ok_or_else(|| BudgetError::UnknownPrice { model: model.to_string() })?;
+        self.check_price(model, self.prices.price(model), prompt_tokens)
+    }
+
+    /// [`CostLedger::check`] for a shared name (the gate's, every call).
+    pub fn check_shared(&self, model: &SharedStr, prompt_tokens: u64) -> Result<(), BudgetError> {
+        self.check_price(model, self.prices.price_of(model), prompt_tokens)
+    }
+
+    fn check_price(&self, model: &str, price: Option<Price>, prompt_tokens: u64) -> Result<(), BudgetError> {
+        let price = price.ok_or_else(|| BudgetError::UnknownPrice { model: model.to_string() })?;
         let spent = self.total.cost;
         if spent >= self.budget || spent + price.cost(prompt_tokens, 0) > self.budget {
             return Err(BudgetError::Exhausted { spent, budget: self.budget });
@@ -244,19 +272,20 @@ impl CostLedger {
     /// was removed mid-call) is recorded at zero and its entry says so by
     /// staying out of `prices`.
     pub fn record(&mut self, role: &str, model: &str, usage: Usage) -> CostEntry {
-        self.record_entry(&SharedStr::from(role), model, usage).clone()
+        let model = self.shared_model(model);
+        self.record_entry(&SharedStr::from(role), &model, usage).clone()
     }
 
     /// [`CostLedger::record`], lending the entry instead of a copy. The
-    /// entry shares `role`, and the model's name with the entry before it
-    /// when the model is the same (a team calls one model again and again).
-    pub fn record_entry(&mut self, role: &SharedStr, model: &str, usage: Usage) -> &CostEntry {
-        let cost = self.prices.price(model).map_or(0.0, |p| p.cost(usage.prompt_tokens, usage.completion_tokens));
-        let model = self.shared_model(model);
+    /// entry shares `role` and `model` (the gate passes the model's name
+    /// as [`CostLedger::shared_model`] gave it: one name for a team that
+    /// calls one model again and again).
+    pub fn record_entry(&mut self, role: &SharedStr, model: &SharedStr, usage: Usage) -> &CostEntry {
+        let cost = self.prices.price_of(model).map_or(0.0, |p| p.cost(usage.prompt_tokens, usage.completion_tokens));
         let entry = CostEntry {
             seq: self.entries.len() as u64 + 1,
             role: role.clone(),
-            model,
+            model: model.clone(),
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
             cost,
@@ -282,11 +311,11 @@ impl CostLedger {
         self.total
     }
 
-    pub fn per_role(&self) -> &BTreeMap<String, Tally> {
+    pub fn per_role(&self) -> &BTreeMap<SharedStr, Tally> {
         &self.per_role
     }
 
-    pub fn per_model(&self) -> &BTreeMap<String, Tally> {
+    pub fn per_model(&self) -> &BTreeMap<SharedStr, Tally> {
         &self.per_model
     }
 
@@ -352,6 +381,27 @@ mod tests {
         assert_eq!(l.per_role()["Alice"].estimated_calls, 1);
         assert!((l.per_model()["m2"].cost - 2.0).abs() < 1e-9);
         assert_eq!(l.entries().iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    }
+
+    /// A shared name is priced as its text is, before and after a price
+    /// changes, and the totals keep the entries' names (no copy).
+    #[test]
+    fn shared_names_price_and_tally_as_their_text() {
+        let mut l = CostLedger::new(10.0, PriceTable::empty());
+        let model = SharedStr::from("m");
+        assert_eq!(l.check_shared(&model, 1), Err(BudgetError::UnknownPrice { model: "m".into() }));
+        l.prices.set("m", Price::new(1.0, 0.0));
+        assert_eq!(l.prices.price_of(&model), Some(Price::new(1.0, 0.0)));
+        assert_eq!(l.prices.price_of(&SharedStr::from("M")), Some(Price::new(1.0, 0.0)));
+        assert_eq!(l.prices.price("m"), Some(Price::new(1.0, 0.0)));
+        let role = SharedStr::from("Alice");
+        l.record_entry(&role, &model, usage(1_000_000, 0));
+        l.prices.set("m", Price::new(2.0, 0.0));
+        l.record_entry(&role, &model, usage(1_000_000, 0));
+        assert!((l.per_role()["Alice"].cost - 3.0).abs() < 1e-9);
+        let (key, _) = l.per_role().first_key_value().unwrap();
+        assert!(key.is_same(&role) && l.entries()[1].model.is_same(&model));
+        assert!(matches!(l.check_shared(&model, 8_000_000), Err(BudgetError::Exhausted { .. })));
     }
 
     #[test]

@@ -15,13 +15,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::Checkpoints;
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
-use super::llm::{ChatMessage, ChatRequest, Llm, LlmError, StreamEvent, Usage};
+use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
 use super::role::RoleError;
 use super::shared_str::SharedStr;
 
@@ -218,8 +219,8 @@ impl LlmGate {
 
     /// Ask with a full chat; returns the answer's text.
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
-        let model = self.llm.model();
-        let request = ChatRequest::new(self.ledger.borrow().shared_model(model), messages);
+        let model = self.ledger.borrow().shared_model(self.llm.model());
+        let request = ChatRequest::new(model.clone(), messages);
         let mut digest = None;
         if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);
@@ -230,25 +231,48 @@ impl LlmGate {
             (false, None) => Some(request_digest(&request)),
         };
         let prompt_estimate = Usage::estimate(request.prompt_bytes(), 0).prompt_tokens;
-        self.ledger.borrow().check(model, prompt_estimate)?;
+        self.ledger.borrow().check_shared(&model, prompt_estimate)?;
         // Nothing this call depends on may be lost if the tab closes while
         // it streams.
         if let Some(checkpoints) = &self.checkpoints {
             checkpoints.keep().await.map_err(RoleError::Storage)?;
         }
-        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: request.model.clone(), quiet: self.quiet });
-        let mut stream = self.llm.stream(request);
+        self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: model.clone(), quiet: self.quiet });
+        let done = match self.llm.reply(request) {
+            Reply::Whole(whole) => {
+                let mut done = whole.await?;
+                // Shown as its stream would show it: one delta, the whole text.
+                if !done.text.is_empty() {
+                    done.text = self.show(done.text);
+                }
+                done
+            }
+            Reply::Stream(stream) => self.follow(stream).await?,
+        };
+        // Priced by the model asked for: providers answer with dated names
+        // the price table may not list.
+        // The ledger is released before the event: listeners read it.
+        let entry = {
+            let mut ledger = self.ledger.borrow_mut();
+            let entry = ledger.record_entry(&self.role, &model, done.usage);
+            self.events.is_listening().then(|| entry.clone())
+        };
+        if let Some(entry) = entry {
+            self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
+        }
+        if let Some(digest) = digest {
+            self.journal.borrow_mut().record(digest, &done.text);
+        }
+        Ok(done.text)
+    }
+
+    /// A streamed answer: each delta shown, waits announced, until `Done`.
+    async fn follow(&self, mut stream: LocalBoxStream<'static, Result<StreamEvent, LlmError>>) -> Result<Completion, RoleError> {
         let mut partial = String::new();
         while let Some(event) = stream.next().await {
             match event? {
-                StreamEvent::Delta(mut text) => {
-                    if self.events.is_listening() {
-                        // Lent to the listener, then kept: no copy.
-                        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
-                        self.events.emit_ref(&event);
-                        let TeamEvent::LlmDelta { text: shown, .. } = event else { unreachable!() };
-                        text = shown;
-                    }
+                StreamEvent::Delta(text) => {
+                    let text = self.show(text);
                     if partial.is_empty() {
                         // The first delta's string is kept as it is.
                         partial = text;
@@ -259,26 +283,22 @@ impl LlmGate {
                 StreamEvent::Waiting { ms, reason } => {
                     self.events.emit_with(|| TeamEvent::Waiting { role: self.role.clone(), seconds: ms.div_ceil(1000), reason });
                 }
-                StreamEvent::Done(done) => {
-                    // Priced by the model asked for: providers answer with
-                    // dated names the price table may not list.
-                    // The ledger is released before the event: listeners read it.
-                    let entry = {
-                        let mut ledger = self.ledger.borrow_mut();
-                        let entry = ledger.record_entry(&self.role, model, done.usage);
-                        self.events.is_listening().then(|| entry.clone())
-                    };
-                    if let Some(entry) = entry {
-                        self.events.emit(TeamEvent::LlmFinished { role: self.role.clone(), entry });
-                    }
-                    if let Some(digest) = digest {
-                        self.journal.borrow_mut().record(digest, &done.text);
-                    }
-                    return Ok(done.text);
-                }
+                StreamEvent::Done(done) => return Ok(done),
             }
         }
         Err(RoleError::Llm(LlmError::Truncated { partial_text: partial }))
+    }
+
+    /// A piece of the answer, lent to the listener as a delta, then given
+    /// back: no copy.
+    fn show(&self, text: String) -> String {
+        if !self.events.is_listening() {
+            return text;
+        }
+        let event = TeamEvent::LlmDelta { role: self.role.clone(), text };
+        self.events.emit_ref(&event);
+        let TeamEvent::LlmDelta { text, .. } = event else { unreachable!() };
+        text
     }
 
     /// Ask with a system prompt and one user prompt.

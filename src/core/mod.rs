@@ -36,6 +36,8 @@ pub mod shared_str;
 pub mod snapshot;
 pub mod sort;
 #[cfg(test)]
+mod reply_tests;
+#[cfg(test)]
 mod scenarios;
 pub mod team;
 pub mod view;

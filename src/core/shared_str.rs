@@ -35,6 +35,12 @@ impl SharedStr {
     pub fn rc(&self) -> Rc<str> {
         self.0.clone()
     }
+
+    /// The very same shared text (a pointer comparison): a quick yes
+    /// before comparing the bytes.
+    pub fn is_same(&self, other: &SharedStr) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Deref for SharedStr {
@@ -171,5 +177,6 @@ mod tests {
         let back: SharedStr = serde_json::from_str("\"Bob\"").unwrap();
         assert_eq!(back, "Bob");
         assert!(Rc::ptr_eq(&s.rc(), &s.clone().rc()));
+        assert!(s.is_same(&s.clone()) && !s.is_same(&SharedStr::from("Alice")));
     }
 }

@@ -13,6 +13,7 @@ pub mod http;
 pub mod openai;
 pub mod presets;
 pub mod replay;
+pub mod reply;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
@@ -27,6 +28,7 @@ use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use super::shared_str::SharedStr;
+pub use reply::{Reply, WholeAnswer};
 pub use turn_text::TurnText;
 
 /// Who speaks a chat turn.
@@ -210,9 +212,19 @@ pub trait Llm {
     /// or an error at any point.
     fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>>;
 
-    /// The whole completion at once, built from the stream.
+    /// One call, as the gate makes it: the stream, or the whole answer
+    /// when the model knows it at once (see [`Reply`]). Either way it means
+    /// what [`Llm::stream`] would have sent; by default it is that stream.
+    fn reply(&self, request: ChatRequest) -> Reply {
+        Reply::Stream(self.stream(request))
+    }
+
+    /// The whole completion at once, built from the reply.
     fn complete(&self, request: ChatRequest) -> LocalBoxFuture<'static, Result<Completion, LlmError>> {
-        let mut stream = self.stream(request);
+        let mut stream = match self.reply(request) {
+            Reply::Whole(whole) => return Box::pin(whole),
+            Reply::Stream(stream) => stream,
+        };
         Box::pin(async move {
             let mut text = String::new();
             while let Some(event) = stream.next().await {

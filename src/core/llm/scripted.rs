@@ -4,7 +4,9 @@
 //! left is an error ([`LlmError::ScriptExhausted`]), never a silent repeat.
 //! Every request is recorded so tests can assert on prompts. Each call
 //! suspends once before answering, as a real network call would, so work
-//! spreads over a round the way it does in a live run.
+//! spreads over a round the way it does in a live run. An answer of one
+//! chunk (or a failure) is handed back whole ([`Reply::Whole`]), longer
+//! ones stream in chunks; both mean the same (see `reply`).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -15,7 +17,7 @@ use std::task::{Context, Poll};
 
 use futures::stream::{LocalBoxStream, Stream};
 
-use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, StreamEvent, Usage};
+use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, Reply, StreamEvent, Usage};
 use std::sync::Arc;
 
 /// One scripted answer.
@@ -132,6 +134,27 @@ impl Llm for ScriptedLlm {
         // The turn is taken when the call is made, not when the stream is
         // polled, so call order is request order.
         let turn = self.take_turn(request);
+        self.answer_stream(turn, prompt_bytes)
+    }
+
+    /// An answer of one piece (at most one chunk) or a failure comes back
+    /// whole: exactly what its stream would have sent (one delta, then
+    /// `Done`), without the stream. Longer answers stream in chunks.
+    fn reply(&self, request: ChatRequest) -> Reply {
+        let prompt_bytes = request.prompt_bytes();
+        match self.take_turn(request) {
+            Turn::Fail(e) => Reply::whole(Err(e)),
+            Turn::Text { text, usage } if text.len() <= self.chunk_chars.max(1) => {
+                let usage = usage.unwrap_or_else(|| Usage::estimate(prompt_bytes, text.chars().count()));
+                Reply::whole(Ok(Completion { text, finish: FinishReason::Stop, usage, model: self.model.clone() }))
+            }
+            turn => Reply::Stream(self.answer_stream(turn, prompt_bytes)),
+        }
+    }
+}
+
+impl ScriptedLlm {
+    fn answer_stream(&self, turn: Turn, prompt_bytes: usize) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
         Box::pin(Answer {
             suspended: false,
             turn: Some(turn),

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::cost::{CostEntry, CostLedger, PriceTable, Tally, DEFAULT_BUDGET};
 use crate::core::experience::Experience;
+use crate::core::shared_str::SharedStr;
 use crate::core::message::{IdSource, MessageId};
 use crate::core::snapshot::RoleSnapshot;
 use crate::core::team::DEFAULT_ROUNDS;
@@ -237,8 +238,8 @@ pub struct LedgerRecord {
     pub budget: f64,
     pub prices: PriceTable,
     pub total: Tally,
-    pub per_role: BTreeMap<String, Tally>,
-    pub per_model: BTreeMap<String, Tally>,
+    pub per_role: BTreeMap<SharedStr, Tally>,
+    pub per_model: BTreeMap<SharedStr, Tally>,
 }
 
 impl LedgerRecord {
