@@ -15,13 +15,12 @@ use std::cell::Cell;
 
 use tabteam::core::events::{EventSink, TeamEvent};
 use tabteam::core::llm::scripted::ScriptedLlm;
-use tabteam::core::role::{ReactMode, Role, RoleSpec};
 use tabteam::core::team::Team;
 
 use super::broadcast;
 use super::heap::HeapWatch;
-use super::react::is_think;
-use super::team::{ask, build_pipeline, model, priced_team};
+use super::react;
+use super::team::build_pipeline;
 
 /// Parse "S1 20 run" and drive it.
 pub fn drive(spec: &str) {
@@ -79,19 +78,9 @@ pub fn drive(spec: &str) {
     });
 }
 
-/// S5's team and model with `steps` react steps at most.
+/// S5's team, listening as S5's stamps do (events are made only for a
+/// listener).
 fn react_team(steps: u32) -> (Team, ScriptedLlm) {
-    let thinks = Cell::new(0usize);
-    let llm = model(move |_, request| {
-        if is_think(request) {
-            let step = thinks.get();
-            thinks.set(step + 1);
-            (step % 3).to_string()
-        } else {
-            "done".to_string()
-        }
-    });
-    // Listening as S5's stamps do (events are made only for a listener).
     let steps_seen = Cell::new(0usize);
     let sink = EventSink::new(move |event| {
         if let TeamEvent::RoleBusy { doing, .. } = event {
@@ -100,9 +89,7 @@ fn react_team(steps: u32) -> (Team, ScriptedLlm) {
             }
         }
     });
-    let mut team = priced_team(&llm, sink);
-    team.hire([Role::new(RoleSpec::new("Solo", "Worker").react_mode(ReactMode::React, steps), vec![ask("A"), ask("B"), ask("C")])]);
-    (team, llm)
+    react::team(steps, sink)
 }
 
 /// Allocations (and reallocations) of the runs, per `units`.

@@ -31,7 +31,7 @@ const STATE_PROMPT_END: &str = "If your goal is met and no stage is needed, answ
 
 /// The think prompt is the only request whose last turn ends with the
 /// state prompt's last sentence.
-pub(super) fn is_think(request: &ChatRequest) -> bool {
+fn is_think(request: &ChatRequest) -> bool {
     request.messages.last().is_some_and(|last| last.content.ends_with(STATE_PROMPT_END))
 }
 
@@ -43,6 +43,22 @@ struct Stamps {
 }
 
 fn build(now: Now) -> (Team, ScriptedLlm, Rc<Stamps>) {
+    let stamps = Rc::new(Stamps::default());
+    let sink = {
+        let stamps = stamps.clone();
+        EventSink::new(move |event| match event {
+            TeamEvent::RoleBusy { doing, .. } if doing == "thinking" => stamps.steps.borrow_mut().push(now()),
+            TeamEvent::RoundFinished { .. } => stamps.round_end.set(now()),
+            _ => {}
+        })
+    };
+    let (team, llm) = team(STEPS as u32, sink);
+    (team, llm, stamps)
+}
+
+/// S5's team and model with `steps` react steps at most: the model answers
+/// a think with step mod 3 and an act with "done"; `sink` hears the events.
+pub(super) fn team(steps: u32, sink: EventSink) -> (Team, ScriptedLlm) {
     let thinks = Cell::new(0usize);
     let llm = model(move |_, request| {
         if is_think(request) {
@@ -53,21 +69,12 @@ fn build(now: Now) -> (Team, ScriptedLlm, Rc<Stamps>) {
             "done".to_string()
         }
     });
-    let stamps = Rc::new(Stamps::default());
-    let sink = {
-        let stamps = stamps.clone();
-        EventSink::new(move |event| match event {
-            TeamEvent::RoleBusy { doing, .. } if doing == "thinking" => stamps.steps.borrow_mut().push(now()),
-            TeamEvent::RoundFinished { .. } => stamps.round_end.set(now()),
-            _ => {}
-        })
-    };
     let mut team = priced_team(&llm, sink);
     team.hire([Role::new(
-        RoleSpec::new("Solo", "Worker").react_mode(ReactMode::React, STEPS as u32),
+        RoleSpec::new("Solo", "Worker").react_mode(ReactMode::React, steps),
         vec![ask("A"), ask("B"), ask("C")],
     )]);
-    (team, llm, stamps)
+    (team, llm)
 }
 
 fn check_shape(team: &Team, llm: &ScriptedLlm, rounds: u32) {
