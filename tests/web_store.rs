@@ -123,6 +123,12 @@ fn record(title: &str) -> SessionRecord {
     }
 }
 
+/// A batch of one message, "message N", stamped at `now` by `holder`.
+fn append_one(n: u64, now: u64, holder: Option<&str>) -> Batch {
+    let message = Message::new(MessageId(n), format!("message {n}"));
+    Batch { messages: vec![message], ..Batch::default() }.stamped(now, holder)
+}
+
 /// A new empty session ("make 2048"); returns the store's id for it.
 async fn new_session(store: &IdbStore) -> String {
     let created = store.create_session(tabteam::core::store::NewSession {
@@ -531,8 +537,7 @@ async fn a_commit_after_another_connection_wrote_loses_nothing() {
     let a = IdbStore::open(&name).await.expect("open a");
     let b = IdbStore::open(&name).await.expect("open b");
     let id = new_session(&a).await;
-    let message = |n: u64| Message::new(MessageId(n), format!("message {n}"));
-    let append = |n: u64, now: u64| Batch { messages: vec![message(n)], ..Batch::default() }.stamped(now, None);
+    let append = |n: u64, now: u64| append_one(n, now, None);
     a.commit(&id, append(1, 2)).await.expect("a writes");
     // `b` appends and renames while `a` holds what it knew before.
     b.load_session(&id).await.expect("b loads");
@@ -563,8 +568,7 @@ async fn a_lease_taken_by_another_connection_refuses_a_commit_that_knew_the_old_
     let a = IdbStore::open(&name).await.expect("open a");
     let b = IdbStore::open(&name).await.expect("open b");
     let id = new_session(&a).await;
-    let message = |n: u64| Message::new(MessageId(n), format!("message {n}"));
-    let append = |n: u64, now: u64, holder: &str| Batch { messages: vec![message(n)], ..Batch::default() }.stamped(now, Some(holder));
+    let append = |n: u64, now: u64, holder: &str| append_one(n, now, Some(holder));
     a.acquire_lock(&id, "tab-a", 1, 10).await.expect("a holds it");
     a.commit(&id, append(1, 2, "tab-a")).await.expect("a writes, and now knows the lease");
     a.renew_lock(&id, "tab-a", 5, 10).await.expect("a renews");

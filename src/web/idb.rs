@@ -44,6 +44,23 @@ enum Source {
     Blocked(IdbOpenDbRequest),
 }
 
+impl Source {
+    /// Point the events this future waits for at `f` (`None`: at nothing).
+    fn listen(&self, f: Option<&js_sys::Function>) {
+        match self {
+            Source::Request(r) => {
+                r.set_onsuccess(f);
+                r.set_onerror(f);
+            }
+            Source::Transaction(tx) => {
+                tx.set_oncomplete(f);
+                tx.set_onabort(f);
+            }
+            Source::Blocked(r) => r.set_onblocked(f),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Slot {
     outcome: Option<Result<JsValue, JsValue>>,
@@ -88,18 +105,7 @@ impl Pending {
                 waker.wake();
             }
         });
-        let f = Some(handler.as_ref().unchecked_ref());
-        match &source {
-            Source::Request(r) => {
-                r.set_onsuccess(f);
-                r.set_onerror(f);
-            }
-            Source::Transaction(tx) => {
-                tx.set_oncomplete(f);
-                tx.set_onabort(f);
-            }
-            Source::Blocked(r) => r.set_onblocked(f),
-        }
+        source.listen(Some(handler.as_ref().unchecked_ref()));
         Self { slot, source, _handler: handler }
     }
 }
@@ -122,17 +128,7 @@ impl Future for Pending {
 impl Drop for Pending {
     fn drop(&mut self) {
         // The handler dies with this; the event must not call it after.
-        match &self.source {
-            Source::Request(r) => {
-                r.set_onsuccess(None);
-                r.set_onerror(None);
-            }
-            Source::Transaction(tx) => {
-                tx.set_oncomplete(None);
-                tx.set_onabort(None);
-            }
-            Source::Blocked(r) => r.set_onblocked(None),
-        }
+        self.source.listen(None);
     }
 }
 
