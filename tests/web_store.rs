@@ -539,11 +539,15 @@ async fn a_commit_after_another_connection_wrote_loses_nothing() {
     let id = new_session(&a).await;
     let append = |n: u64, now: u64| append_one(n, now, None);
     a.commit(&id, append(1, 2)).await.expect("a writes");
+    assert!(a.last_commit().from_known, "a made the session: it commits from what it knows");
     // `b` appends and renames while `a` holds what it knew before.
     b.load_session(&id).await.expect("b loads");
     b.commit(&id, append(2, 3)).await.expect("b writes");
     b.rename_session(&id, "renamed by b", 4).await.expect("b renames");
     a.commit(&id, append(3, 5)).await.expect("a writes again");
+    // Its commit from the stale view was undone, and made again from
+    // what the database holds.
+    assert!(!a.last_commit().from_known, "a's stale view was caught");
     let data = b.load_session(&id).await.expect("load");
     assert_eq!(data.messages.iter().map(|m| m.id.0).collect::<Vec<_>>(), [1, 2, 3], "no message lost");
     assert_eq!((data.session.title.as_str(), data.session.updated_ms), ("renamed by b", 5), "the rename kept");
@@ -555,6 +559,26 @@ async fn a_commit_after_another_connection_wrote_loses_nothing() {
     assert_eq!(data.session.title, "renamed by a");
     a.close();
     b.close();
+}
+
+/// A connection that knew a session another connection deleted does not
+/// write it back.
+#[wasm_bindgen_test]
+async fn a_session_deleted_by_another_connection_is_not_written_back() {
+    let name = fresh_name("deleted-by-other").await;
+    let a = IdbStore::open(&name).await.expect("open a");
+    let b = IdbStore::open(&name).await.expect("open b");
+    let id = new_session(&a).await;
+    a.commit(&id, append_one(1, 2, None)).await.expect("a writes");
+    b.delete_session(&id, 3).await.expect("b deletes it");
+    assert_eq!(a.commit(&id, append_one(2, 4, None)).await, Err(StoreError::NotFound(id.clone())));
+    assert_eq!(a.list_sessions().await.expect("list"), vec![], "not written back");
+    assert_eq!(a.load_session(&id).await, Err(StoreError::NotFound(id.clone())));
+    a.close();
+    b.close();
+    for store in ["sessions", "tails", "message_chunks"] {
+        assert_eq!(rows_in(&name, store).await, 0, "{store}");
+    }
 }
 
 /// A commit checks the lease against the lease row it knows, without

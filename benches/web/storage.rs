@@ -49,6 +49,9 @@ const HOLDER: &str = "bench-tab";
 /// Messages committed one at a time for the latency figures.
 const COMMITS: usize = 300;
 const RESTORE_RUNS: usize = 7;
+/// The writes of a commit that seals no chunk: the tail row, the session
+/// row.
+const USUAL_WRITES: usize = 2;
 
 thread_local! {
     static PERFORMANCE: web_sys::Performance =
@@ -126,8 +129,10 @@ fn percentile(values: &[f64], p: f64) -> f64 {
 /// making to the transaction's completion (`total`), of finding the
 /// changes (`diff`), up to every request issued (`issue`: the changes,
 /// the rows built, the requests made), then until the session row read
-/// first was answered and checked (`read`) and then until `complete`
-/// fired (`wait`); the requests it made and the tail row's size.
+/// first was answered and checked and the commit asked for (`read`), then
+/// until `complete` fired (`wait`); the requests it made, the tail row's
+/// size, and whether it was made from what the connection knew (not made
+/// again after finding that stale).
 #[derive(Debug, Clone, Copy)]
 struct Sample {
     total: f64,
@@ -137,6 +142,7 @@ struct Sample {
     wait: f64,
     writes: usize,
     tail_bytes: usize,
+    from_known: bool,
 }
 
 /// `COMMITS` user messages into `team`, each committed before the next is
@@ -162,6 +168,7 @@ async fn commit_latencies(store: &IdbStore, writer: &mut SessionWriter, team: &m
             wait: end - probe.checked_ms,
             writes: probe.writes,
             tail_bytes: probe.tail_bytes,
+            from_known: probe.from_known,
         });
     }
     samples
@@ -182,17 +189,19 @@ fn distribution(figures: &mut Vec<Figure>, label: &str, samples: &[Sample]) {
     figures.push(Figure::ms("#6", "  finding the changes, p95", percentile(&diff, 95.0)));
     figures.push(Figure::ms("#6", "  until every request is issued, p50", percentile(&issue, 50.0)));
     figures.push(Figure::ms("#6", "  until every request is issued, p95", percentile(&issue, 95.0)));
-    figures.push(Figure::ms("#6", "  then until the session row read is checked, p50", percentile(&read, 50.0)));
-    figures.push(Figure::ms("#6", "  then until the session row read is checked, p95", percentile(&read, 95.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked and the commit asked for, p50", percentile(&read, 50.0)));
+    figures.push(Figure::ms("#6", "  then until the session row read is checked and the commit asked for, p95", percentile(&read, 95.0)));
     figures.push(Figure::ms("#6", "  then until `complete`, p50", percentile(&wait, 50.0)));
     figures.push(Figure::ms("#6", "  then until `complete`, p95", percentile(&wait, 95.0)));
     figures.push(Figure::bytes("#6", "  the tail row's JSON, p50", percentile(&of(|s| s.tail_bytes as f64), 50.0)));
-    // The slowest 5 %: do they seal chunks (more than the two puts), come
+    let again = samples.iter().filter(|s| !s.from_known).count();
+    figures.push(Figure::count("#6", "  commits made again from the database, of all", again as f64));
+    // The slowest 5 %: do they seal chunks (more than the usual puts), come
     // at a period, wait in `complete` or in our own work?
     let p95 = percentile(&total, 95.0);
     let slow: Vec<(usize, &Sample)> = samples.iter().enumerate().filter(|(_, s)| s.total >= p95).collect();
-    let sealing = samples.iter().filter(|s| s.writes > 2).count();
-    let slow_sealing = slow.iter().filter(|(_, s)| s.writes > 2).count();
+    let sealing = samples.iter().filter(|s| s.writes > USUAL_WRITES).count();
+    let slow_sealing = slow.iter().filter(|(_, s)| s.writes > USUAL_WRITES).count();
     figures.push(Figure::count("#6", "  commits sealing a chunk (> 2 writes), of all", sealing as f64));
     figures.push(Figure::count("#6", "  ... of the slowest 5 %", slow_sealing as f64));
     let list: Vec<String> = slow
@@ -209,10 +218,15 @@ fn distribution(figures: &mut Vec<Figure>, label: &str, samples: &[Sample]) {
 
 /// The floor: `n` bare transactions in a fresh database from JavaScript
 /// itself (no wasm, no serde): each opens a `readwrite` transaction with
-/// relaxed durability, puts one row of `bytes` bytes of text (a second of
-/// 300 bytes and one get too when `like_ours`, the shape of our commit)
-/// and waits for `complete`.
-async fn bare_puts(n: usize, bytes: usize, like_ours: bool) -> Vec<f64> {
+/// relaxed durability, puts one row of `bytes` bytes of text, asks for
+/// the commit and waits for `complete`. In the shape of our commit
+/// (`Shape::Ours`), a get of a second store's row comes first and a put
+/// of 300 bytes into it after the row, and the commit is asked for once
+/// the get is answered; `Shape::Auto` is that without asking (IndexedDB
+/// commits once every answer is back and no request follows: our commit
+/// before it asked). Milliseconds of each: in all, and until every
+/// request was issued.
+async fn bare_puts(n: usize, bytes: usize, shape: Shape) -> Vec<(f64, f64)> {
     let body = r#"
         return (async () => {
           const name = 'tabteam-bench-bare';
@@ -227,23 +241,35 @@ async fn bare_puts(n: usize, bytes: usize, like_ours: bool) -> Vec<f64> {
           const json = 'x'.repeat(bytes), small = 'y'.repeat(300);
           for (let i = 0; i < n; i++) {
             const t0 = performance.now();
-            const tx = db.transaction(likeOurs ? ['sessions', 'tails'] : ['tails'], 'readwrite', { durability: 'relaxed' });
-            if (likeOurs) tx.objectStore('sessions').get('s1');
+            const tx = db.transaction(shape ? ['sessions', 'tails'] : ['tails'], 'readwrite', { durability: 'relaxed' });
+            const read = shape ? tx.objectStore('sessions').get('s1') : null;
             tx.objectStore('tails').put({ s: 's1', json: json + i });
-            if (likeOurs) tx.objectStore('sessions').put({ id: 's1', w: 'w' + i, json: small });
+            if (shape) tx.objectStore('sessions').put({ id: 's1', w: 'w' + i, json: small });
+            const issued = performance.now();
+            if (shape === 1) read.onsuccess = () => tx.commit();
+            if (!shape) tx.commit();
             await new Promise((ok, no) => { tx.oncomplete = ok; tx.onerror = tx.onabort = () => no(tx.error); });
-            out.push(performance.now() - t0);
+            out.push([performance.now() - t0, issued - t0]);
           }
           db.close();
           return out;
         })();
     "#;
-    let f = js_sys::Function::new_with_args("n, bytes, likeOurs", body);
+    let f = js_sys::Function::new_with_args("n, bytes, shape", body);
     let promise = f
-        .call3(&wasm_bindgen::JsValue::NULL, &(n as f64).into(), &(bytes as f64).into(), &like_ours.into())
+        .call3(&wasm_bindgen::JsValue::NULL, &(n as f64).into(), &(bytes as f64).into(), &(shape as u32).into())
         .expect("the bare transactions start");
     let out = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise)).await.expect("the bare transactions");
-    js_sys::Array::from(&out).iter().map(|v| v.as_f64().expect("a time")).collect()
+    let time = |pair: &js_sys::Array, i: u32| pair.get(i).as_f64().expect("a time");
+    js_sys::Array::from(&out).iter().map(|v| js_sys::Array::from(&v)).map(|pair| (time(&pair, 0), time(&pair, 1))).collect()
+}
+
+/// What a bare transaction does besides its one put.
+#[derive(Clone, Copy)]
+enum Shape {
+    OnePut = 0,
+    Ours = 1,
+    Auto = 2,
 }
 
 /// Open session `id` from the store and rebuild its team; milliseconds of
@@ -267,11 +293,18 @@ async fn storage() {
     let mut figures = Vec::new();
 
     // The floor of this machine: bare transactions from JavaScript.
-    for (label, bytes, like_ours) in [("1 put of 200 B", 200, false), ("1 put of 8 KiB", 8 * 1024, false), ("our shape: get + put 8 KiB + put 300 B", 8 * 1024, true)] {
-        let times = bare_puts(COMMITS, bytes, like_ours).await;
+    let floors = [
+        ("1 put of 200 B", 200, Shape::OnePut),
+        ("1 put of 8 KiB", 8 * 1024, Shape::OnePut),
+        ("our shape: get + put 8 KiB + put 300 B, commit() once read", 8 * 1024, Shape::Ours),
+        ("the same, committed by IndexedDB itself", 8 * 1024, Shape::Auto),
+    ];
+    for (label, bytes, shape) in floors {
+        let (times, issued): (Vec<f64>, Vec<f64>) = bare_puts(COMMITS, bytes, shape).await.into_iter().unzip();
         for p in [50.0, 95.0, 99.0] {
             figures.push(Figure::ms("#6", format!("floor, bare transaction, {label}: p{p}"), percentile(&times, p)));
         }
+        figures.push(Figure::ms("#6", "  until every request is issued, p50", percentile(&issued, 50.0)));
     }
 
     // Commit latency in a fresh session.
@@ -288,6 +321,7 @@ async fn storage() {
         floor.push(now_ms() - t0);
     }
     figures.push(Figure::ms("#6", "  an empty commit (session record only), p50", percentile(&floor, 50.0)));
+    figures.push(Figure::ms("#6", "  an empty commit (session record only), p95", percentile(&floor, 95.0)));
 
     // Sessions of 1,000 and 10,000 messages: saved once, then restored.
     for size in [1_000usize, 10_000] {

@@ -175,9 +175,12 @@ pub struct CommitProbe {
     /// `performance.now()` once every request was issued (before the
     /// session row read first is awaited)...
     pub issued_ms: f64,
-    /// ... and once that read was checked, just before waiting for the
-    /// transaction to complete.
+    /// ... and once that read was checked, just before the commit is
+    /// asked for.
     pub checked_ms: f64,
+    /// Made from what the connection knew of the session (`Known`), not
+    /// made again after finding that view stale.
+    pub from_known: bool,
 }
 
 /// How a commit ended.
@@ -194,6 +197,14 @@ extern "C" {
     type DatabaseWithOptions;
     #[wasm_bindgen(method, catch, js_name = transaction)]
     fn transaction_with_options(this: &DatabaseWithOptions, names: &Array, mode: &str, options: &Object) -> Result<IdbTransaction, JsValue>;
+
+    /// An `IDBTransaction`, for `commit()` (IndexedDB 3.0: Chromium 76,
+    /// Firefox 74, Safari 15), which web-sys marks deprecated. Where it
+    /// is missing the call throws, and the transaction commits by itself
+    /// once its requests are done, as before.
+    type TransactionCommit;
+    #[wasm_bindgen(method, catch)]
+    fn commit(this: &TransactionCommit) -> Result<(), JsValue>;
 }
 
 impl IdbStore {
@@ -324,8 +335,12 @@ impl IdbStore {
         Ok((tx, end, Writes { store: self, count: 0 }))
     }
 
-    /// Ends a write transaction: aborts it when `result` is an error,
-    /// else waits until it is durable and reports why it was not.
+    /// Ends a write transaction: aborts it when `result` is an error, else
+    /// asks for the commit and waits until it is durable, or reports why
+    /// it was not. Every request is issued by then (and every read
+    /// checked), so nothing is lost by asking: the backend commits as soon
+    /// as the requests are done, instead of once this tab has had every
+    /// answer back and IndexedDB has seen it make no new request.
     async fn finish<T>(&self, tx: IdbTransaction, end: Pending, result: Result<T, StoreError>) -> Result<T, StoreError> {
         let value = match result {
             Ok(value) => value,
@@ -338,6 +353,9 @@ impl IdbStore {
                 return Err(cause.unwrap_or(e));
             }
         };
+        // It throws when the transaction has ended already (a failed
+        // request aborted it): `end` says so and why.
+        let _ = tx.unchecked_ref::<TransactionCommit>().commit();
         match end.await {
             Ok(done) if done.as_bool() == Some(true) => Ok(value),
             Ok(_) => Err(tx
@@ -578,7 +596,7 @@ impl IdbStore {
             }
             known.stamp = stamp;
             let checked_ms = performance_now();
-            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms });
+            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms, from_known: cached });
             Ok(Some(known))
         }
         .await;
