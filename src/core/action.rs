@@ -68,6 +68,17 @@ pub trait Action {
     fn answers_at_once(&self) -> bool {
         false
     }
+
+    /// For an action that is exactly one call, the role's prefix as its
+    /// system turn and this as its user turn, whose answer is its whole
+    /// output (text, no structured content): that prompt. The role then
+    /// asks the model itself (absorbed, as for [`Action::answers_at_once`])
+    /// instead of running `run`: the same request, the same output,
+    /// without a boxed future per step. `None` (the default): the role
+    /// runs `run`.
+    fn one_call_prompt(&self, _cx: &ActionContext<'_>) -> Option<String> {
+        None
+    }
 }
 
 /// An action that asks the model once: the role prefix as the system prompt,
@@ -90,20 +101,8 @@ impl Action for AskAction {
     }
 
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
+        let prompt = self.prompt(&cx);
         Box::pin(async move {
-            let mut prompt = String::new();
-            if let Some(task) = cx.task {
-                prompt.push_str(&format!("## Current task\n{}\n\n", task.instruction));
-            }
-            prompt.reserve(cx.history_text.len() + self.instruction.len() + 32);
-            prompt.push_str("## History\n");
-            // One line per message, each ending with a newline.
-            if !cx.history_text.is_empty() {
-                prompt.push_str(cx.history_text);
-                prompt.push('\n');
-            }
-            prompt.push_str("\n## Instruction\n");
-            prompt.push_str(&self.instruction);
             let answer = cx.llm.aask_shared(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
@@ -112,5 +111,86 @@ impl Action for AskAction {
     /// One call, returned as it comes.
     fn answers_at_once(&self) -> bool {
         true
+    }
+
+    fn one_call_prompt(&self, cx: &ActionContext<'_>) -> Option<String> {
+        Some(self.prompt(cx))
+    }
+}
+
+impl AskAction {
+    /// The user turn: the task (in plan-and-act), the history, the instruction.
+    fn prompt(&self, cx: &ActionContext<'_>) -> String {
+        let mut prompt = String::new();
+        if let Some(task) = cx.task {
+            prompt.push_str(&format!("## Current task\n{}\n\n", task.instruction));
+        }
+        prompt.reserve(cx.history_text.len() + self.instruction.len() + 32);
+        prompt.push_str("## History\n");
+        // One line per message, each ending with a newline.
+        if !cx.history_text.is_empty() {
+            prompt.push_str(cx.history_text);
+            prompt.push('\n');
+        }
+        prompt.push_str("\n## Instruction\n");
+        prompt.push_str(&self.instruction);
+        prompt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::events::EventSink;
+    use crate::core::llm::scripted::ScriptedLlm;
+    use crate::core::role::{ReactMode, Role, RoleSpec};
+    use crate::core::team::Team;
+
+    /// An [`AskAction`] seen only through `run` (no one-call prompt, not
+    /// answering at once): the role must go through its boxed future.
+    struct RunOnly(AskAction);
+
+    impl Action for RunOnly {
+        fn kind(&self) -> ActionKind {
+            self.0.kind()
+        }
+        fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
+            self.0.run(cx)
+        }
+    }
+
+    /// What a team of one REACT role with actions A and B sends and keeps
+    /// over three steps (the model picks B, A, then stops).
+    fn react_run(wrap: fn(AskAction) -> Rc<dyn Action>) -> (Vec<crate::core::llm::ChatRequest>, Vec<(String, String)>, usize) {
+        let llm = ScriptedLlm::from_texts("gpt-4o", ["1", "b done", "0", "a done", "-1"]);
+        let mut team = Team::new("a test", Rc::new(llm.clone()), EventSink::default());
+        team.hire([
+            Role::new(
+                RoleSpec::new("Ann", "Writer").goal("write").react_mode(ReactMode::React, 5),
+                vec![wrap(AskAction::new("A", "Do A.")), wrap(AskAction::new("B", "Do B."))],
+            ),
+            Role::new(RoleSpec::new("Bob", "Reader"), vec![]),
+        ]);
+        team.run_project("start");
+        futures::executor::block_on(team.run(1));
+        let memory = team.env.role("Ann").expect("Ann").state.memory.all().iter().map(|m| (m.cause_by.to_string(), m.history_line())).collect();
+        let entries = team.ledger.borrow().entries().len();
+        (llm.requests(), memory, entries)
+    }
+
+    /// The role asks a one-call action's request itself: the same turns,
+    /// messages and costs as running the action.
+    #[test]
+    fn one_call_prompt_makes_the_run_the_action_would() {
+        let asked = react_run(|a| Rc::new(a));
+        let run = react_run(|a| Rc::new(RunOnly(a)));
+        assert_eq!(asked, run);
+        let (requests, memory, entries) = asked;
+        assert_eq!(requests.len(), 5);
+        assert_eq!(requests[1].messages.len(), 2, "the prefix as the system turn, then the prompt");
+        assert!(requests[1].messages[0].content.starts_with("You are a Writer, named Ann"));
+        assert!(requests[1].messages[1].content.ends_with("## Instruction\nDo B."));
+        assert_eq!(memory[1..], [("B".into(), "Ann: b done".into()), ("A".into(), "Ann: a done".into())]);
+        assert_eq!(entries, 5);
     }
 }

@@ -154,9 +154,10 @@ fn normalize(model: &str) -> String {
 }
 
 /// Add `entry` to the tally under `key` (the shared key is kept when new:
-/// no copy of the name).
+/// no copy of the name). Looked up as a `SharedStr`: the key it holds is
+/// usually the very same name, found without comparing text.
 fn add_to(tallies: &mut BTreeMap<SharedStr, Tally>, key: &SharedStr, entry: &CostEntry) {
-    match tallies.get_mut(key.as_str()) {
+    match tallies.get_mut(key) {
         Some(tally) => tally.add(entry),
         None => {
             let mut tally = Tally::default();

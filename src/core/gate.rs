@@ -219,13 +219,25 @@ impl LlmGate {
 
     /// Ask with a full chat; returns the answer's text.
     pub async fn ask(&self, messages: Vec<ChatMessage>) -> Result<String, RoleError> {
+        self.ask_as(messages, self.absorbed).await
+    }
+
+    /// A call whose answer the caller absorbs (see [`LlmGate::absorbed`])
+    /// through this same gate: `system` as the system turn (shared; none
+    /// when absent or empty) and `prompt` as the user turn. A role's react
+    /// steps ask this way, one gate for the whole reaction.
+    pub(crate) async fn ask_absorbed(&self, system: Option<&Rc<str>>, prompt: String) -> Result<String, RoleError> {
+        self.ask_as(turns(system, prompt), true).await
+    }
+
+    async fn ask_as(&self, messages: Vec<ChatMessage>, absorbed: bool) -> Result<String, RoleError> {
         let model = self.ledger.borrow().shared_model(self.llm.model());
         let request = ChatRequest::new(model.clone(), messages);
         let mut digest = None;
         if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);
         }
-        let digest = match (self.absorbed, digest) {
+        let digest = match (absorbed, digest) {
             (true, _) => None,
             (false, Some(digest)) => Some(digest),
             (false, None) => Some(request_digest(&request)),
@@ -319,13 +331,18 @@ impl LlmGate {
     /// [`LlmGate::aask_owned`] with a system prompt the request shares
     /// instead of copying (a role's prefix, sent on every call).
     pub async fn aask_shared(&self, system: &Rc<str>, prompt: String) -> Result<String, RoleError> {
-        let mut messages = Vec::with_capacity(2);
-        if !system.is_empty() {
-            messages.push(ChatMessage::system_shared(system.clone()));
-        }
-        messages.push(ChatMessage::user(prompt));
-        self.ask(messages).await
+        self.ask(turns(Some(system), prompt)).await
     }
+}
+
+/// A shared system turn (none when absent or empty) and a user turn.
+fn turns(system: Option<&Rc<str>>, prompt: String) -> Vec<ChatMessage> {
+    let mut messages = Vec::with_capacity(2);
+    if let Some(system) = system.filter(|s| !s.is_empty()) {
+        messages.push(ChatMessage::system_shared(system.clone()));
+    }
+    messages.push(ChatMessage::user(prompt));
+    messages
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! ids, ledger, events) handed to them for the round.
 
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -30,7 +30,7 @@ use super::human::Human;
 use super::gate::{CallJournal, LlmGate};
 use super::llm::{Llm, LlmError};
 use super::memory::Memory;
-use super::message::{ActionKind, IdSource, Message, MessageId, MessageRef, MsgRole, ALL, SELF};
+use super::message::{ActionKind, Addresses, IdSource, Message, MessageId, MessageRef, MsgRole, ALL, SELF};
 use super::plan::Plan;
 use super::planner;
 use super::post::PostOffice;
@@ -245,6 +245,18 @@ pub struct Role {
     post_slot: Cell<usize>,
 }
 
+/// What every think and act of one reaction shares, made once when it
+/// starts: while a role reacts nothing these are made of can change (the
+/// reaction holds the role; the team, its description and the team's
+/// model are the world's, fixed for the round), so neither can its name,
+/// its prefix or its door to the model. The write-through capture stays
+/// per call.
+struct Reacting {
+    name: SharedStr,
+    prefix: Rc<str>,
+    gate: LlmGate,
+}
+
 /// A role prefix and everything it depends on: it is remade only when the
 /// team's roles, the environment's description or the spec change.
 struct PrefixCache {
@@ -441,15 +453,32 @@ impl Role {
     /// state is captured here: it does not change until the gate's calls
     /// are answered (see `checkpoint`).
     pub(crate) fn gate_for(&self, world: &World) -> LlmGate {
+        self.capture(world);
+        self.door(world, self.shared_name())
+    }
+
+    /// [`Role::gate_for`] without the capture: the caller captures before
+    /// each call it makes through it.
+    fn door(&self, world: &World, name: SharedStr) -> LlmGate {
         let llm = self.llm.clone().unwrap_or_else(|| world.llm.clone());
-        let gate = LlmGate::new(llm, world.ledger.clone(), self.shared_name(), world.events.clone(), self.state.journal.clone());
+        let gate = LlmGate::new(llm, world.ledger.clone(), name, world.events.clone(), self.state.journal.clone());
         match &world.checkpoints {
-            Some(checkpoints) => {
-                checkpoints.capture(self);
-                gate.keeping(checkpoints.clone())
-            }
+            Some(checkpoints) => gate.keeping(checkpoints.clone()),
             None => gate,
         }
+    }
+
+    /// With write-through on, capture this role as it stands (before a call).
+    fn capture(&self, world: &World) {
+        if let Some(checkpoints) = &world.checkpoints {
+            checkpoints.capture(self);
+        }
+    }
+
+    /// What the steps of one reaction share (see [`Reacting`]).
+    fn reacting(&self, world: &World) -> Reacting {
+        let name = self.shared_name();
+        Reacting { prefix: self.prefix_in(world), gate: self.door(world, name.clone()), name }
     }
 
     /// With write-through on: capture this role and wait until the team as
@@ -540,11 +569,12 @@ impl Role {
             ReactMode::ByOrder => self.actions.len() as u32,
             _ => self.spec.max_react_loop,
         };
+        let reacting = self.reacting(world);
         while self.state.progress.actions_taken < limit {
             let state = match self.state.progress.chosen {
                 Some(state) => state,
                 None => {
-                    let state = self.think(world).await?;
+                    let state = self.think(world, &reacting).await?;
                     self.state.progress.chosen = Some(state);
                     self.state.journal.borrow_mut().clear();
                     state
@@ -554,7 +584,7 @@ impl Role {
                 break;
             }
             self.set_state(state);
-            let message = self.act(world, None).await?;
+            let message = self.act_in(world, None, &reacting).await?;
             self.state.progress.last_response = Some(message.id);
             self.state.progress.actions_taken += 1;
             self.state.progress.chosen = None;
@@ -578,7 +608,7 @@ impl Role {
     }
 
     /// Decide the next state: -1 to stop.
-    async fn think(&mut self, world: &World) -> Result<i32, RoleError> {
+    async fn think(&mut self, world: &World, reacting: &Reacting) -> Result<i32, RoleError> {
         let n = self.actions.len() as i32;
         if n == 0 {
             return Ok(-1);
@@ -591,48 +621,60 @@ impl Role {
             let next = self.state.progress.actions_taken as i32;
             return Ok(if next < n { next } else { -1 });
         }
-        world.events.emit_with(|| TeamEvent::RoleBusy { role: self.shared_name(), doing: self.busy_label(None) });
-        let prefix = self.prefix_in(world);
+        world.events.emit_with(|| TeamEvent::RoleBusy { role: reacting.name.clone(), doing: self.busy_label(None) });
+        let prefix = &reacting.prefix;
         let previous = self.state.state;
         let states = self.states.get_or_init(|| list_states(&self.actions));
         let history = self.state.memory.history_text();
         let mut prompt = String::with_capacity(prefix.len() + history.len() + STATE_PROMPT_BYTES);
-        prompt.push_str(&prefix);
+        prompt.push_str(prefix);
         write_state_prompt(&mut prompt, history, states, previous);
+        self.capture(world);
         // The choice is kept in `progress.chosen` (and the journal cleared)
         // as soon as this returns, before anything else awaits.
-        let answer = self.gate_for(world).absorbed().aask_owned("", prompt).await?;
+        let answer = reacting.gate.ask_absorbed(None, prompt).await?;
         Ok(parse_state(&answer, n))
     }
 
     /// Run the current action on the history; its output becomes an
     /// assistant message in memory.
     pub async fn act(&mut self, world: &World, task: Option<&super::plan::Task>) -> Result<MessageRef, RoleError> {
+        let reacting = self.reacting(world);
+        self.act_in(world, task, &reacting).await
+    }
+
+    /// [`Role::act`] as a step of a reaction.
+    async fn act_in(&mut self, world: &World, task: Option<&super::plan::Task>, reacting: &Reacting) -> Result<MessageRef, RoleError> {
         let action = self.todo().cloned().ok_or_else(|| RoleError::Action {
             action: "act".into(),
             message: format!("{} has no action for state {}", self.spec.name, self.state.state),
         })?;
         let index = self.state.state as usize;
-        world.events.emit_with(|| TeamEvent::RoleBusy { role: self.shared_name(), doing: self.busy_label(Some(index)) });
-        let prefix = self.prefix_in(world);
-        // An action answering at once is absorbed below (the message kept,
-        // the journal cleared) before anything awaits.
-        let gate = if action.answers_at_once() { self.gate_for(world).absorbed() } else { self.gate_for(world) };
+        world.events.emit_with(|| TeamEvent::RoleBusy { role: reacting.name.clone(), doing: self.busy_label(Some(index)) });
+        self.capture(world);
+        let (prefix, gate) = (&reacting.prefix, &reacting.gate);
         let (history, history_text) = self.state.memory.history_with_text();
-        let output: ActionOutput =
-            action.run(ActionContext { history, history_text, prefix: &prefix, llm: &gate, task, files: &world.files }).await?;
+        let cx = ActionContext { history, history_text, prefix, llm: gate, task, files: &world.files };
+        // An action answering at once is absorbed (the message kept, the
+        // journal cleared below) before anything awaits.
+        let output: ActionOutput = match action.one_call_prompt(&cx) {
+            Some(prompt) => ActionOutput::text(gate.ask_absorbed(Some(prefix), prompt).await?),
+            None if action.answers_at_once() => action.run(ActionContext { llm: &gate.clone().absorbed(), ..cx }).await?,
+            None => action.run(cx).await?,
+        };
         // The sender is `sent_from`; MetaGPT's "agent" metadata, which only
-        // repeated it, is not kept.
-        // Set field by field: each builder call would move the whole message.
-        let mut message = Message::new(world.new_id(), output.content);
-        message.role = MsgRole::Assistant;
-        message.cause_by = action.kind();
-        message.sent_from = self.shared_name();
-        message.instruct_content = output.instruct_content;
-        if output.failed {
-            message.metadata.insert("is_success".into(), "false".into());
-        }
-        let message = Rc::new(message);
+        // repeated it, is not kept. Made in place: each builder call would
+        // move the whole message.
+        let message = Rc::new(Message {
+            id: world.new_id(),
+            content: output.content,
+            instruct_content: output.instruct_content,
+            role: MsgRole::Assistant,
+            cause_by: action.kind(),
+            sent_from: reacting.name.clone(),
+            send_to: Addresses::all(),
+            metadata: if output.failed { BTreeMap::from([("is_success".into(), "false".into())]) } else { BTreeMap::new() },
+        });
         self.state.memory.add(message.clone());
         self.state.journal.borrow_mut().clear();
         Ok(message)

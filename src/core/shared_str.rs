@@ -13,8 +13,26 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SharedStr(Rc<str>);
+
+/// By the text, as `str` orders; the very same shared text is equal
+/// without reading it (a map keyed by names is asked with the name it
+/// holds: the cost ledger's totals, on every call).
+impl Ord for SharedStr {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if self.is_same(other) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for SharedStr {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Default for SharedStr {
     /// The empty string, shared (a message has no sender until signed).
