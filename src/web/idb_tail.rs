@@ -110,13 +110,30 @@ fn ids_json(ids: &[MessageId]) -> impl Iterator<Item = String> + '_ {
     ids.iter().map(|id| id.0.to_string())
 }
 
-fn take_lists(role: &mut RoleSnapshot) -> Lists {
-    [
-        std::mem::take(&mut role.memory),
-        std::mem::take(&mut role.working_memory),
-        std::mem::take(&mut role.buffer),
-        std::mem::take(&mut role.news),
-    ]
+/// `role` without its lists (the tail keeps them in chunks), made without
+/// copying them.
+fn head_of(record: &RoleRecord) -> RoleRecord {
+    let r = &record.role;
+    RoleRecord {
+        index: record.index,
+        role: RoleSnapshot {
+            name: r.name.clone(),
+            memory: Vec::new(),
+            working_memory: Vec::new(),
+            buffer: Vec::new(),
+            news: Vec::new(),
+            state: r.state,
+            latest_observed: r.latest_observed,
+            pending: r.pending,
+            progress: r.progress.clone(),
+            plan: r.plan.clone(),
+            journal: r.journal.clone(),
+        },
+    }
+}
+
+fn lists_of(role: &RoleSnapshot) -> [&[MessageId]; LISTS] {
+    [&role.memory, &role.working_memory, &role.buffer, &role.news]
 }
 
 pub(super) fn put_lists(role: &mut RoleSnapshot, lists: Lists) {
@@ -171,8 +188,8 @@ impl TailRecord {
             lists.remove(name);
         }
         for record in &batch.roles {
-            let mut head = record.clone();
-            let ids = take_lists(&mut head.role);
+            let head = head_of(record);
+            let ids = lists_of(&record.role);
             let name = head.role.name.clone();
             let at = match self.roles.iter().position(|r| r.head.role.name == name) {
                 Some(at) => at,
@@ -181,27 +198,31 @@ impl TailRecord {
                     self.roles.len() - 1
                 }
             };
-            let known = lists.get(&name);
             let role = &mut self.roles[at];
             role.head = head;
-            for (l, new) in ids.iter().enumerate() {
+            // The whole lists as known, kept up to date by their new ends
+            // (a list is not copied whole on every commit).
+            let (known, whole) = match lists.get_mut(&name) {
+                Some(whole) => (true, whole),
+                None => (false, lists.entry(name.clone()).or_default()),
+            };
+            for (l, new) in ids.into_iter().enumerate() {
                 let keys = list_keys(s, &name, l);
                 let open = &mut role.lists[l];
-                match known.map(|k| &k[l]) {
-                    Some(old) if new.starts_with(old) => {
-                        seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(&new[old.len()..]), IDS))?;
+                let old = &mut whole[l];
+                if known && new.starts_with(old) {
+                    seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(&new[old.len()..]), IDS))?;
+                    old.extend_from_slice(&new[old.len()..]);
+                } else {
+                    // Not an append: the list is written again from nothing.
+                    if open.c > 0 || !known {
+                        out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(&keys)?));
                     }
-                    _ => {
-                        // Not an append: the list is written again from nothing.
-                        if open.c > 0 || known.is_none() {
-                            out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(&keys)?));
-                        }
-                        *open = OpenLog::default();
-                        seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(new), IDS))?;
-                    }
+                    *open = OpenLog::default();
+                    seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(new), IDS))?;
+                    *old = new.to_vec();
                 }
             }
-            lists.insert(name, ids);
         }
         if !batch.roles.is_empty() {
             self.roles.sort_by_key(|r| r.head.index);
