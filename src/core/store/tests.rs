@@ -256,3 +256,55 @@ fn the_writer_commits_only_changes_and_keeps_the_delta_after_a_failure() {
         assert_eq!(writer.save(&store, team.snapshot(), None, 7).await, Err(StoreError::Locked { by: "tab-b".into() }));
     });
 }
+
+/// The tracker finds a role changed in any one field, a list changed in
+/// place at the same length among them (it compares the lists' lengths
+/// first, then their contents), and writes the same batch as the diff
+/// of the two snapshots.
+#[test]
+fn the_tracker_finds_a_role_changed_in_any_one_field() {
+    use crate::core::gate::JournalEntry;
+    use crate::core::snapshot::OwnedFrame;
+    let mut base = empty_team().snapshot();
+    for id in 1..=4 {
+        base = with_message(base, id);
+    }
+    base.roles = vec![crate::core::snapshot::RoleSnapshot {
+        name: "A".into(),
+        memory: vec![MessageId(1), MessageId(2)],
+        working_memory: vec![MessageId(2)],
+        buffer: vec![MessageId(3)],
+        news: vec![MessageId(3)],
+        state: 0,
+        latest_observed: Some(MessageId(2)),
+        pending: false,
+        progress: Default::default(),
+        plan: Default::default(),
+        journal: vec![],
+    }];
+    let edits: Vec<(&str, Change<crate::core::snapshot::RoleSnapshot>)> = vec![
+        ("memory, same length", Box::new(|r| r.memory[1] = MessageId(4))),
+        ("working memory, same length", Box::new(|r| r.working_memory[0] = MessageId(1))),
+        ("buffer, same length", Box::new(|r| r.buffer[0] = MessageId(4))),
+        ("news, same length", Box::new(|r| r.news[0] = MessageId(4))),
+        ("buffer, longer", Box::new(|r| r.buffer.push(MessageId(4)))),
+        ("state", Box::new(|r| r.state = -1)),
+        ("latest observed", Box::new(|r| r.latest_observed = None)),
+        ("pending", Box::new(|r| r.pending = true)),
+        ("progress", Box::new(|r| r.progress.actions_taken = 1)),
+        ("plan", Box::new(|r| r.plan.goal = "g".into())),
+        ("journal", Box::new(|r| r.journal.push(JournalEntry { request: 1, answer: "a".into() }))),
+        ("name", Box::new(|r| r.name = "B".into())),
+    ];
+    for (what, edit) in edits {
+        let tracker = Tracker::new(Some(&base));
+        let mut cur = base.clone();
+        edit(&mut cur.roles[0]);
+        let owned = OwnedFrame::of(&cur).expect("every list points at a message");
+        let changes = tracker.changes(&owned.frame(&cur));
+        assert_eq!(changes.batch.roles.len(), 1, "{what}: the role is written");
+        assert_eq!(changes.batch, Batch::between(Some(&base), &cur), "{what}");
+    }
+    let unchanged = Tracker::new(Some(&base)).changes(&OwnedFrame::of(&base).expect("frame").frame(&base));
+    assert!(unchanged.batch.is_empty(), "{:?}", unchanged.batch);
+}

@@ -38,9 +38,32 @@ pub struct Tracker {
 /// counter, so SipHash's flood resistance buys nothing here).
 type Ids = FastSet<MessageId>;
 
-/// How many leading messages of `list` are `saved`'s ids.
-fn common_prefix(saved: &[MessageId], list: &[MessageRef]) -> usize {
-    saved.iter().zip(list).take_while(|(id, m)| **id == m.id).count()
+/// How many leading ids of `list` are `saved`'s.
+fn common_prefix(saved: &[MessageId], list: &[MessageId]) -> usize {
+    saved.iter().zip(list).take_while(|(a, b)| a == b).count()
+}
+
+/// The role's lists as ids.
+fn id_lists(role: &RoleSnapshot) -> [&[MessageId]; 4] {
+    [&role.memory, &role.working_memory, &role.buffer, &role.news]
+}
+
+/// `a == b`, the cheap differences first: the lists' lengths before
+/// their contents (a role's buffer changes on every message it is sent,
+/// while its memory, thousands of ids long, mostly does not).
+fn same_role(a: &RoleSnapshot, b: &RoleSnapshot) -> bool {
+    // Every field named: a new one must be compared here too.
+    let RoleSnapshot { name, memory: _, working_memory: _, buffer: _, news: _, state, latest_observed, pending, progress, plan, journal } = a;
+    let (la, lb) = (id_lists(a), id_lists(b));
+    la.iter().zip(&lb).all(|(x, y)| x.len() == y.len())
+        && *state == b.state
+        && *latest_observed == b.latest_observed
+        && *pending == b.pending
+        && *name == b.name
+        && *progress == b.progress
+        && *plan == b.plan
+        && *journal == b.journal
+        && la == lb
 }
 
 /// A batch, and what the tracker learns once it is committed.
@@ -110,14 +133,14 @@ impl Tracker {
 
         let roles: Vec<RoleSnapshot> = frame.roles.iter().map(|r| r.snapshot()).collect();
         for (i, (role, live)) in roles.iter().zip(&frame.roles).enumerate() {
-            if self.roles.get(i) != Some(role) {
+            if !self.roles.get(i).is_some_and(|saved| same_role(saved, role)) {
                 batch.roles.push(RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() });
                 // What the saved record already pointed to is saved: only
                 // the lists' new ends are looked at (memories only grow).
                 let saved = self.roles.get(i).filter(|r| r.name == role.name);
-                let saved_lists = saved.map(|r| [&r.memory[..], &r.working_memory, &r.buffer, &r.news]);
+                let ids = id_lists(role);
                 for (k, list) in live.lists().into_iter().enumerate() {
-                    let from = saved_lists.map_or(0, |lists| common_prefix(lists[k], list));
+                    let from = saved.map_or(0, |saved| common_prefix(id_lists(saved)[k], ids[k]));
                     add_new(&list[from..], &mut batch);
                 }
             }
