@@ -63,10 +63,16 @@ tabteam::for_each_contract_case!(idb_contract);
 
 #[wasm_bindgen_test]
 async fn two_connections_on_one_database() {
-    let name = fresh_name("two-connections").await;
+    let (_, a, b) = two_connections("two-connections").await;
+    contract::two_handles_share_one_database(&a, &b).await;
+}
+
+/// Two connections, `a` and `b`, to a fresh database (its name first).
+async fn two_connections(case: &str) -> (String, IdbStore, IdbStore) {
+    let name = fresh_name(case).await;
     let a = IdbStore::open(&name).await.expect("open a");
     let b = IdbStore::open(&name).await.expect("open b");
-    contract::two_handles_share_one_database(&a, &b).await;
+    (name, a, b)
 }
 
 fn run_js(code: &str) {
@@ -533,9 +539,7 @@ async fn a_v3_database_is_migrated_to_tails_and_resumes() {
 
 #[wasm_bindgen_test]
 async fn a_commit_after_another_connection_wrote_loses_nothing() {
-    let name = fresh_name("two-writers").await;
-    let a = IdbStore::open(&name).await.expect("open a");
-    let b = IdbStore::open(&name).await.expect("open b");
+    let (_, a, b) = two_connections("two-writers").await;
     let id = new_session(&a).await;
     let append = |n: u64, now: u64| append_one(n, now, None);
     a.commit(&id, append(1, 2)).await.expect("a writes");
@@ -565,9 +569,7 @@ async fn a_commit_after_another_connection_wrote_loses_nothing() {
 /// write it back.
 #[wasm_bindgen_test]
 async fn a_session_deleted_by_another_connection_is_not_written_back() {
-    let name = fresh_name("deleted-by-other").await;
-    let a = IdbStore::open(&name).await.expect("open a");
-    let b = IdbStore::open(&name).await.expect("open b");
+    let (name, a, b) = two_connections("deleted-by-other").await;
     let id = new_session(&a).await;
     a.commit(&id, append_one(1, 2, None)).await.expect("a writes");
     b.delete_session(&id, 3).await.expect("b deletes it");
@@ -588,9 +590,7 @@ async fn a_session_deleted_by_another_connection_is_not_written_back() {
 /// taken by another tab is never missed.
 #[wasm_bindgen_test]
 async fn a_lease_taken_by_another_connection_refuses_a_commit_that_knew_the_old_one() {
-    let name = fresh_name("lease-behind-stamp").await;
-    let a = IdbStore::open(&name).await.expect("open a");
-    let b = IdbStore::open(&name).await.expect("open b");
+    let (_, a, b) = two_connections("lease-behind-stamp").await;
     let id = new_session(&a).await;
     let append = |n: u64, now: u64, holder: &str| append_one(n, now, Some(holder));
     a.acquire_lock(&id, "tab-a", 1, 10).await.expect("a holds it");
