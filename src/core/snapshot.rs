@@ -63,6 +63,13 @@ pub struct RoleSnapshot {
     pub journal: Vec<JournalEntry>,
 }
 
+impl RoleSnapshot {
+    /// Every list of messages it points into, in [`RoleFrame::lists`]'s order.
+    pub fn lists(&self) -> [&[MessageId]; 4] {
+        [&self.memory, &self.working_memory, &self.buffer, &self.news]
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SnapshotError {
     #[error("this session was saved by a newer tabteam (schema {found}, this one reads up to {SCHEMA_VERSION})")]

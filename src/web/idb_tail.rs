@@ -132,10 +132,6 @@ fn head_of(record: &RoleRecord) -> RoleRecord {
     }
 }
 
-fn lists_of(role: &RoleSnapshot) -> [&[MessageId]; LISTS] {
-    [&role.memory, &role.working_memory, &role.buffer, &role.news]
-}
-
 pub(super) fn put_lists(role: &mut RoleSnapshot, lists: Lists) {
     let [memory, working_memory, buffer, news] = lists;
     (role.memory, role.working_memory, role.buffer, role.news) = (memory, working_memory, buffer, news);
@@ -189,7 +185,7 @@ impl TailRecord {
         }
         for record in &batch.roles {
             let head = head_of(record);
-            let ids = lists_of(&record.role);
+            let ids = record.role.lists();
             let name = head.role.name.clone();
             let at = match self.roles.iter().position(|r| r.head.role.name == name) {
                 Some(at) => at,
@@ -202,10 +198,8 @@ impl TailRecord {
             role.head = head;
             // The whole lists as known, kept up to date by their new ends
             // (a list is not copied whole on every commit).
-            let (known, whole) = match lists.get_mut(&name) {
-                Some(whole) => (true, whole),
-                None => (false, lists.entry(name.clone()).or_default()),
-            };
+            let known = lists.contains_key(&name);
+            let whole = lists.entry(name.clone()).or_default();
             for (l, new) in ids.into_iter().enumerate() {
                 let keys = list_keys(s, &name, l);
                 let open = &mut role.lists[l];

@@ -88,7 +88,7 @@ impl SessionData {
             if !names.insert(r.name.as_str()) {
                 return Err(StoreError::Corrupt(format!("the role \"{}\" is saved twice", r.name)));
             }
-            for list in [&r.memory, &r.working_memory, &r.buffer, &r.news] {
+            for list in r.lists() {
                 wanted.extend(list.iter().copied());
             }
         }

@@ -43,18 +43,13 @@ fn common_prefix(saved: &[MessageId], list: &[MessageId]) -> usize {
     saved.iter().zip(list).take_while(|(a, b)| a == b).count()
 }
 
-/// The role's lists as ids.
-fn id_lists(role: &RoleSnapshot) -> [&[MessageId]; 4] {
-    [&role.memory, &role.working_memory, &role.buffer, &role.news]
-}
-
 /// `a == b`, the cheap differences first: the lists' lengths before
 /// their contents (a role's buffer changes on every message it is sent,
 /// while its memory, thousands of ids long, mostly does not).
 fn same_role(a: &RoleSnapshot, b: &RoleSnapshot) -> bool {
     // Every field named: a new one must be compared here too.
     let RoleSnapshot { name, memory: _, working_memory: _, buffer: _, news: _, state, latest_observed, pending, progress, plan, journal } = a;
-    let (la, lb) = (id_lists(a), id_lists(b));
+    let (la, lb) = (a.lists(), b.lists());
     la.iter().zip(&lb).all(|(x, y)| x.len() == y.len())
         && *state == b.state
         && *latest_observed == b.latest_observed
@@ -138,9 +133,9 @@ impl Tracker {
                 // What the saved record already pointed to is saved: only
                 // the lists' new ends are looked at (memories only grow).
                 let saved = self.roles.get(i).filter(|r| r.name == role.name);
-                let ids = id_lists(role);
+                let ids = role.lists();
                 for (k, list) in live.lists().into_iter().enumerate() {
-                    let from = saved.map_or(0, |saved| common_prefix(id_lists(saved)[k], ids[k]));
+                    let from = saved.map_or(0, |saved| common_prefix(saved.lists()[k], ids[k]));
                     add_new(&list[from..], &mut batch);
                 }
             }
