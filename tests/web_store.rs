@@ -578,7 +578,7 @@ async fn a_session_deleted_by_another_connection_is_not_written_back() {
     assert_eq!(a.load_session(&id).await, Err(StoreError::NotFound(id.clone())));
     a.close();
     b.close();
-    for store in ["sessions", "tails", "message_chunks"] {
+    for store in ["sessions", "tails", "message_chunks", "claims"] {
         assert_eq!(rows_in(&name, store).await, 0, "{store}");
     }
 }
@@ -611,4 +611,133 @@ async fn a_lease_taken_by_another_connection_refuses_a_commit_that_knew_the_old_
     assert_eq!(data.messages.iter().map(|m| m.id.0).collect::<Vec<_>>(), [1, 2, 3, 4], "refused commits left nothing");
     a.close();
     b.close();
+}
+
+/// The ids of a session's messages, in order.
+fn ids(data: &SessionData) -> Vec<u64> {
+    data.messages.iter().map(|m| m.id.0).collect()
+}
+
+/// A commit of a connection whose own lease runs a while yet reads
+/// nothing: it adds the session's next claim, and every other write of the
+/// session (here a rename by another connection) made that claim first, so
+/// the add fails, IndexedDB aborts the whole transaction and the commit is
+/// made again from the database. Nothing of either write is lost. (MetaGPT
+/// has one process and no second writer; our earlier commits read the
+/// session row and waited for it before asking for the commit.)
+#[wasm_bindgen_test]
+async fn a_claimed_commit_overtaken_by_another_connection_is_made_again() {
+    let (name, a, b) = two_connections("claimed").await;
+    let id = new_session(&a).await;
+    let append = |n: u64, now: u64| append_one(n, now, Some("tab-a"));
+    a.acquire_lock(&id, "tab-a", 1, 100_000).await.expect("a holds it");
+    a.commit(&id, append(1, 2)).await.expect("a writes");
+    let first = a.last_commit();
+    assert!(first.claimed && first.from_known, "a knows its lease: it reads nothing ({first:?})");
+    b.rename_session(&id, "renamed by b", 3).await.expect("b renames");
+    a.commit(&id, append(2, 4)).await.expect("a writes again");
+    assert!(!a.last_commit().from_known, "a's claim failed, and its commit was made again from the database");
+    a.commit(&id, append(3, 5)).await.expect("and again");
+    assert!(a.last_commit().claimed, "then it claims again");
+    a.renew_lock(&id, "tab-a", 6, 100_000).await.expect("a renews");
+    a.commit(&id, append(4, 7)).await.expect("a writes after its own renewal");
+    let after = a.last_commit();
+    assert!(after.claimed && after.from_known, "its own renewal keeps what it knows ({after:?})");
+    let data = b.load_session(&id).await.expect("load");
+    assert_eq!(ids(&data), [1, 2, 3, 4], "no message lost");
+    assert_eq!((data.session.title.as_str(), data.session.updated_ms), ("renamed by b", 7), "the rename kept");
+    // One claim per write: the lease taken, four commits, the rename, the renewal.
+    assert_eq!(rows_in(&name, "claims").await, 7);
+    // With less than the margin left on its lease (renewed at 6 until
+    // 100,006), a commit reads the session row again.
+    a.commit(&id, append(5, 97_000)).await.expect("a writes near its lease's end");
+    let near = a.last_commit();
+    assert!(!near.claimed && near.from_known, "checked against the database ({near:?})");
+    assert_eq!(ids(&a.load_session(&id).await.expect("load")), [1, 2, 3, 4, 5]);
+    a.close();
+    b.close();
+}
+
+/// A tab whose lease ran out while it thought it had long to go (its clock
+/// behind the other tab's, or its commit delayed) makes a claimed commit
+/// after another tab took the lease over: the taking-over was a claim, so
+/// the commit is made again from the database, which refuses it.
+#[wasm_bindgen_test]
+async fn a_claimed_commit_after_another_tab_took_the_lease_is_refused() {
+    let (_, a, b) = two_connections("claimed-take-over").await;
+    let id = new_session(&a).await;
+    a.acquire_lock(&id, "tab-a", 1, 10_000).await.expect("a holds it until 10,001");
+    a.commit(&id, append_one(1, 2, Some("tab-a"))).await.expect("a writes");
+    assert!(a.last_commit().claimed);
+    b.acquire_lock(&id, "tab-b", 20_000, 10_000).await.expect("b takes it once it ran out");
+    let late = a.commit(&id, append_one(2, 3, Some("tab-a"))).await;
+    assert_eq!(late, Err(StoreError::Locked { by: "tab-b".into() }), "a learns of b's lease");
+    b.commit(&id, append_one(2, 20_001, Some("tab-b"))).await.expect("b writes");
+    assert!(!b.last_commit().claimed, "b had not read the session: its first commit reads it");
+    b.commit(&id, append_one(3, 20_002, Some("tab-b"))).await.expect("b writes again");
+    assert!(b.last_commit().claimed, "its second claims");
+    let data = a.load_session(&id).await.expect("load");
+    assert_eq!((ids(&data), data.session.updated_ms), (vec![1, 2, 3], 20_002), "a's refused commit left nothing");
+    a.close();
+    b.close();
+}
+
+#[wasm_bindgen_test]
+async fn a_v4_database_is_migrated_to_claims_and_resumes() {
+    let name = fresh_name("migration-v4").await;
+    let (data, mut team) = v2_session().await;
+    write_old(&name, 2, &data).await.close();
+    // Schema v4 as the previous tabteam made it from there, its session
+    // row stamped with text as v4 did.
+    IdbStore::open_at(&name, 4).await.expect("open at v4").close();
+    let db = open_raw(&name, None).await;
+    assert!(db.version() as u32 == 4 && !store_names(&db).iter().any(|n| n == "claims"), "{:?}", store_names(&db));
+    let tx = db.transaction_with_str_and_mode("sessions", IdbTransactionMode::Readwrite).expect("tx");
+    let end = idb::transaction_end(&tx);
+    let sessions = tx.object_store("sessions").expect("sessions");
+    let row = idb::issued(sessions.get(&"s1".into())).expect("get").await.expect("the v4 row");
+    Reflect::set(&row, &"w".into(), &"5f3a9c:12".into()).expect("stamp");
+    sessions.put(&row).expect("put");
+    assert_eq!(end.await.expect("ended").as_bool(), Some(true), "committed");
+    db.close();
+
+    let store = IdbStore::open(&name).await.expect("open migrates");
+    let back = store.load_session("s1").await.expect("the v4 session is there");
+    assert_eq!(back, data, "every record came over");
+    let db = open_raw(&name, None).await;
+    assert!(db.version() as u32 == SCHEMA_VERSION && store_names(&db).iter().any(|n| n == "claims"));
+    db.close();
+    assert_eq!(rows_in(&name, "claims").await, 0, "no claims made yet");
+
+    // It resumes under a lease: forty claimed commits.
+    store.acquire_lock("s1", "tab", 1, 1_000_000).await.expect("lease");
+    commit_forty_more(&store, &mut team, back, |batch| assert!(batch.messages.len() == 1)).await;
+    assert!(store.last_commit().claimed && store.last_commit().from_known);
+    store.close();
+    assert_eq!(rows_in(&name, "claims").await, 41, "the lease and forty commits");
+    let store = IdbStore::open(&name).await.expect("open");
+    let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
+    assert_eq!(resumed, Some(team.snapshot()), "the whole team");
+    store.close();
+}
+
+/// A commit whose lease has run out by its own clock is not claimed: it
+/// reads the session row, so a session another tab deleted once the
+/// lease ran out is not written back (deleting removes the claims).
+#[wasm_bindgen_test]
+async fn a_commit_after_its_lease_ran_out_does_not_write_a_deleted_session_back() {
+    let (name, a, b) = two_connections("deleted-after-lease").await;
+    let id = new_session(&a).await;
+    a.acquire_lock(&id, "tab-a", 1, 10_000).await.expect("a holds it until 10,001");
+    a.commit(&id, append_one(1, 2, Some("tab-a"))).await.expect("a writes");
+    assert!(a.last_commit().claimed);
+    assert_eq!(b.delete_session(&id, 3).await, Err(StoreError::Locked { by: "tab-a".into() }), "not while a's lease runs");
+    b.delete_session(&id, 10_002).await.expect("b deletes it once the lease ran out");
+    assert_eq!(a.commit(&id, append_one(2, 10_003, Some("tab-a"))).await, Err(StoreError::NotFound(id.clone())));
+    assert_eq!(a.list_sessions().await.expect("list"), vec![], "not written back");
+    a.close();
+    b.close();
+    for store in ["sessions", "tails", "claims", "locks"] {
+        assert_eq!(rows_in(&name, store).await, 0, "{store}");
+    }
 }

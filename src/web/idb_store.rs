@@ -11,7 +11,8 @@
 //!
 //! | store         | key path            | row                          | since |
 //! |---------------|---------------------|------------------------------|-------|
-//! | `sessions`    | `id`                | `{id, w, json: SessionRecord}` (`w`: write stamp, v4) | v1 |
+//! | `sessions`    | `id`                | `{id, w, json: SessionRecord}` (`w`: write stamp, v4; the claim count, v5) | v1 |
+//! | `claims`      | `[s, n]`, out of line | `true`: write `n` of the session was made | v5 |
 //! | `tails`       | `s`                 | `{s, json: TailRecord}` (`idb_tail.rs`) | v4 |
 //! | `meta`        | `s`                 | `{s, json: MetaHead}` (v1–v2: `MetaRecord`, history inside) | v1–v3 |
 //! | `history`     | `[s, c]`            | chunk of message ids         | v3    |
@@ -33,10 +34,11 @@
 //! rows, not one per message and cost entry. Since v4 the last, open chunk
 //! of every log is in the session's tail row with the meta head, the
 //! ledger head and the roles' records without their lists; only a full
-//! chunk goes to its log's store. A commit of a running team is then two
-//! puts (the tail, the session) and one get (the session, whose write
-//! stamp also vouches for the lease row this connection knows), issued
-//! together: see `commit_once` and ARCHITECTURE.md, "Storage".
+//! chunk goes to its log's store. A commit of a running team is then the
+//! session's next claim (an `add` of `[s, n]` to `claims`, which fails if
+//! any other write of the session made that claim first), and two puts
+//! (the tail, the session), with nothing read: see `commit_once` and
+//! ARCHITECTURE.md, "Storage".
 //!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
@@ -44,7 +46,8 @@
 //! chunks and the meta's history into `history`, then drops the old
 //! stores; 3→4 moves each session's meta, ledger and roles into its tail
 //! row and the roles' lists into `role_lists`, then drops `meta`,
-//! `ledger` and `roles`), inside the upgrade transaction: a failing step
+//! `ledger` and `roles`; 4→5 creates `claims`: v4's text write stamps
+//! read as a count of 0), inside the upgrade transaction: a failing step
 //! aborts the upgrade and the old data stays as it was.
 //!
 //! Every `Store` method is one IndexedDB transaction (write transactions
@@ -113,9 +116,16 @@ const COST_CHUNKS: &str = "cost_chunks";
 const LOCKS: &str = "locks";
 const EXPERIENCES: &str = "experiences";
 const SETTINGS: &str = "settings";
+const CLAIMS: &str = "claims";
+
+/// How long this connection's own lease must still run for a commit to
+/// be made without reading anything (see [`IdbStore::commit_once`]): far
+/// longer than a transaction can wait to reach the database, far shorter
+/// than the lease the app keeps renewed (20 s, renewed every 5 s).
+const LEASE_MARGIN_MS: u64 = 5_000;
 
 /// The stores holding a session's rows.
-const SESSION_STORES: [&str; 8] = [SESSIONS, TAILS, MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS, LOCKS];
+const SESSION_STORES: [&str; 9] = [SESSIONS, TAILS, MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS, LOCKS, CLAIMS];
 
 const APP_SETTINGS: &str = "app";
 const REMEMBERED_KEY: &str = "api_key";
@@ -131,9 +141,6 @@ pub struct IdbStore {
     fault: Cell<Option<usize>>,
     /// What this connection knows each session holds (see [`Known`]).
     known: RefCell<HashMap<String, Known>>,
-    /// This connection's part of the write stamps, and its count of them.
-    instance: String,
-    stamps: Cell<u64>,
     /// What the last commit did (benchmarks read it, see [`CommitProbe`]).
     probe: Cell<CommitProbe>,
     /// `{durability: "relaxed"}`, the options of every write transaction.
@@ -142,24 +149,25 @@ pub struct IdbStore {
 }
 
 /// What a session holds, as this connection last wrote or read it: its
-/// record (as JSON), its tail row and its roles' whole lists, so a commit
-/// issues all its writes before it awaits anything. It is true while the
-/// session row is still that record with that write stamp (`w`, renewed by
-/// every commit of any connection); a commit that finds otherwise is undone
-/// and made again from what the database holds.
+/// record, its tail row and its roles' whole lists, so a commit issues all
+/// its writes before it awaits anything. It is true while the session's
+/// claim count is still `claims`: every write of a session by any
+/// connection (a commit, a rename, a lease taken, renewed or let go) is
+/// the session's next claim, a row `[s, n]` in `claims`, and sets the
+/// session row's `w` to `n`. A commit that finds the count moved on is
+/// undone and made again from what the database holds.
 #[derive(Debug, Clone)]
 struct Known {
-    stamp: String,
+    claims: u64,
     session: Option<SessionRecord>,
-    session_json: String,
     tail: tail::TailRecord,
     /// Roles not here are not known: a commit rewrites their lists whole.
     lists: HashMap<String, tail::Lists>,
     /// The session's lease row as this connection last read or wrote it
     /// (`Some(None)`: none; `None`: not known, a commit reads it). Every
-    /// write of a lease row renews the session row's write stamp, so while
-    /// the stamp is `stamp` the lease row is this one: a commit checks the
-    /// lease against it instead of reading it.
+    /// write of a lease row is a claim, so while the count is `claims` the
+    /// lease row is this one: a commit checks the lease against it instead
+    /// of reading it.
     lock: Option<Option<LockRecord>>,
 }
 
@@ -173,14 +181,16 @@ pub struct CommitProbe {
     /// Bytes of the tail row's JSON it wrote (0: none).
     pub tail_bytes: usize,
     /// `performance.now()` once every request was issued (before the
-    /// session row read first is awaited)...
+    /// session row read first, if any, is awaited)...
     pub issued_ms: f64,
     /// ... and once that read was checked, just before the commit is
-    /// asked for.
+    /// asked for (a claimed commit reads nothing: at once).
     pub checked_ms: f64,
     /// Made from what the connection knew of the session (`Known`), not
     /// made again after finding that view stale.
     pub from_known: bool,
+    /// Made without reading anything, checked by its claim alone.
+    pub claimed: bool,
 }
 
 /// How a commit ended.
@@ -274,8 +284,6 @@ impl IdbStore {
             closed,
             fault: Cell::new(None),
             known: RefCell::default(),
-            instance: format!("{:x}", (js_sys::Math::random() * 2f64.powi(48)) as u64),
-            stamps: Cell::new(0),
             probe: Cell::default(),
             relaxed,
             _on_version_change: on_version_change,
@@ -316,12 +324,6 @@ impl IdbStore {
     #[doc(hidden)]
     pub fn last_commit(&self) -> CommitProbe {
         self.probe.get()
-    }
-
-    /// A new write stamp for a session row.
-    fn stamp(&self) -> String {
-        self.stamps.set(self.stamps.get() + 1);
-        format!("{}:{}", self.instance, self.stamps.get())
     }
 
     fn read(&self, stores: &[&str]) -> Result<IdbTransaction, StoreError> {
@@ -430,37 +432,39 @@ impl IdbStore {
         Ok(self.stamped_session_row(tx, id).await?.0)
     }
 
-    /// The session's record and its write stamp.
-    async fn stamped_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<(SessionRecord, String), StoreError> {
+    /// The session's record and its claim count.
+    async fn stamped_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<(SessionRecord, u64), StoreError> {
         let row = self.get(&object_store(tx, SESSIONS)?, &JsValue::from_str(id)).await?;
         let row = row.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
         Ok((parse_row(&row)?, stamp_of(&row)))
     }
 
-    /// The session row's record JSON and write stamp, if there is one.
-    async fn raw_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<Option<(String, String)>, StoreError> {
+    /// The session row's record JSON and claim count, if there is one.
+    async fn raw_session_row(&self, tx: &IdbTransaction, id: &str) -> Result<Option<(String, u64)>, StoreError> {
         let row = self.get(&object_store(tx, SESSIONS)?, &JsValue::from_str(id)).await?;
         row.map(|row| Ok((json_of(&row).ok_or_else(|| StoreError::Corrupt("a saved row has no data".into()))?, stamp_of(&row)))).transpose()
     }
 
-    /// Writes the session row (`json`, its record) again with a new write
-    /// stamp, so that a commit of any connection that knew the lease row
-    /// reads it again; the stamp.
-    fn restamp(&self, tx: &IdbTransaction, w: &mut Writes<'_>, id: &str, json: &str) -> Result<String, StoreError> {
-        let stamp = self.stamp();
-        w.put(&object_store(tx, SESSIONS)?, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], json)?)?;
-        Ok(stamp)
+    /// Makes the session's next claim after `old` (read in this
+    /// transaction) and writes the session row (`json`, its record) with
+    /// it, so that a commit of any connection that knew the session before
+    /// finds it changed; the new claim count.
+    fn restamp(&self, tx: &IdbTransaction, w: &mut Writes<'_>, id: &str, json: &str, old: u64) -> Result<u64, StoreError> {
+        w.claim(&object_store(tx, CLAIMS)?, id, old + 1, false)?;
+        w.put(&object_store(tx, SESSIONS)?, &session_raw(id, json, old + 1)?)?;
+        Ok(old + 1)
     }
 
-    /// This connection wrote the lease row `lock` of session `id`, moving
-    /// its write stamp from `old` to `new`: what it knows of the session
-    /// stays true if it was true (a commit running now keeps its own view,
-    /// and its next one finds it stale and reads the database).
-    fn lease_written(&self, id: &str, old: &str, new: String, lock: Option<LockRecord>) {
+    /// This connection wrote session `id` outside a commit (a lease row, a
+    /// rename), moving its claim count from `old` to `new`: what it knows
+    /// of the session stays true if it was true, with `change` made (a
+    /// commit running now keeps its own view, and its next one finds it
+    /// stale and reads the database).
+    fn rewritten(&self, id: &str, old: u64, new: u64, change: impl FnOnce(&mut Known)) {
         if let Some(known) = self.known.borrow_mut().get_mut(id) {
-            if known.stamp == old {
-                known.stamp = new;
-                known.lock = Some(lock);
+            if known.claims == old {
+                known.claims = new;
+                change(known);
             }
         }
     }
@@ -476,18 +480,31 @@ impl IdbStore {
         Ok(n)
     }
 
-    /// One commit of `batch` as one transaction. With `known`, every write
-    /// is issued before anything is awaited (the tail row, the session row,
-    /// a sealed chunk now and then), and the read it needs (the session
-    /// row; the lease row too when `known` does not hold it) is issued
-    /// first and checked last: a session row that is not the one `known`
-    /// was taken with, or a lease held by another tab, aborts the
-    /// transaction (nothing of it is kept). Without `known`, the tail and
-    /// the session row are read first.
+    /// One commit of `batch` as one transaction, in one of three ways:
+    ///
+    /// - *Claimed* (`known`, and this connection's own lease known to run
+    ///   `LEASE_MARGIN_MS` longer): nothing is read. The session's next
+    ///   claim `[s, n + 1]` is *added* (an `add` fails when the row is
+    ///   there), then the tail row, the session row (and a sealed chunk now
+    ///   and then) are put, and the commit is asked for at once. If any
+    ///   connection wrote the session since `known` was true, it made that
+    ///   claim first: the add fails, IndexedDB aborts the whole transaction,
+    ///   and the commit is made again from the database.
+    /// - *Checked* (`known`, without such a lease): the same writes, the
+    ///   claim put; the session row (and the lease row when `known` does not
+    ///   hold it) is read first and checked once the writes are issued: a
+    ///   claim count that moved on, or a lease held by another tab, aborts.
+    /// - *Read* (no `known`): the tail and the session row are read first.
+    ///
+    /// Why a claimed commit needs the lease: deleting a session is refused
+    /// while a lease on it runs (`delete_session`), and the only write that
+    /// removes claims is that deletion; a connection whose lease runs for a
+    /// while yet cannot find its session deleted under it.
     async fn commit_once(&self, id: &str, batch: &Batch, known: Option<Known>) -> Result<Committed, StoreError> {
         let roles_touched = !batch.roles.is_empty() || !batch.roles_removed.is_empty();
-        // The lease as this connection knows it holds while the session
-        // row's stamp is the known one (checked below); else it is read.
+        let claimed = known.as_ref().is_some_and(|k| k.session.is_some() && k.leased_to(batch));
+        // The lease as this connection knows it holds while the claim
+        // count is the known one (checked below); else it is read.
         let lock_known = known.as_ref().is_some_and(|k| k.lock.is_some());
         let touched = [
             (LOCKS, batch.holder.is_some() && !lock_known),
@@ -497,16 +514,15 @@ impl IdbStore {
             (FILES, !batch.files.is_empty() || !batch.files_removed.is_empty()),
             (COST_CHUNKS, !batch.costs.is_empty() || batch.costs_replaced),
         ];
-        let mut stores = vec![SESSIONS, TAILS];
+        let mut stores = vec![SESSIONS, TAILS, CLAIMS];
         stores.extend(touched.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
         let (tx, end, mut w) = self.write(&stores)?;
-        let stamp = self.stamp();
         let result = async {
             let sessions = object_store(&tx, SESSIONS)?;
             let tails = object_store(&tx, TAILS)?;
             let key = JsValue::from_str(id);
             // Issued now, awaited once the writes are issued.
-            let row = self.issue(sessions.get(&key))?;
+            let row = if claimed { None } else { Some(self.issue(sessions.get(&key))?) };
             let lock = match &batch.holder {
                 Some(_) if !lock_known => Some(self.issue(object_store(&tx, LOCKS)?.get(&key))?),
                 _ => None,
@@ -517,7 +533,7 @@ impl IdbStore {
                 None => {
                     let found = self.get(&tails, &key).await?;
                     let tail = found.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
-                    Known { stamp: String::new(), session: None, session_json: String::new(), tail, lists: HashMap::new(), lock: None }
+                    Known { claims: 0, session: None, tail, lists: HashMap::new(), lock: None }
                 }
             };
             let mut extras = Vec::new();
@@ -551,7 +567,6 @@ impl IdbStore {
                 || batch.costs_replaced
                 || roles_touched;
             let mut tail_bytes = 0;
-            let mut issued_ms = 0.0;
             if tail_changed || !cached {
                 let json = to_json(&known.tail)?;
                 tail_bytes = json.len();
@@ -567,36 +582,48 @@ impl IdbStore {
                 }
                 record
             };
-            if let (true, Some(record)) = (cached, known.session.take()) {
-                // Written as known; checked below against what is there.
-                let record = update(record);
-                let json = to_json(&record)?;
-                w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
-                issued_ms = performance_now();
-                let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-                if stamp_of(&row) != known.stamp || json_of(&row).as_deref() != Some(known.session_json.as_str()) {
-                    return Ok(None);
+            let claims = object_store(&tx, CLAIMS)?;
+            let issued_ms;
+            match (row, known.session.take()) {
+                (row, Some(record)) => {
+                    // Written as known; a claimed commit is checked by its
+                    // claim, a checked one against the session row.
+                    let record = update(record);
+                    let n = known.claims + 1;
+                    w.claim(&claims, id, n, claimed)?;
+                    w.put(&sessions, &session_value(id, &record, n)?)?;
+                    issued_ms = performance_now();
+                    if let Some(row) = row {
+                        let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                        if stamp_of(&row) != known.claims {
+                            return Ok(None);
+                        }
+                    }
+                    (known.session, known.claims) = (Some(record), n);
                 }
-                (known.session, known.session_json) = (Some(record), json);
-            } else {
-                let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-                let record = update(parse_row(&row)?);
-                let json = to_json(&record)?;
-                w.put(&sessions, &raw_row(&[("id", id.into()), ("w", stamp.as_str().into())], &json)?)?;
-                (known.session, known.session_json) = (Some(record), json);
+                (Some(row), None) => {
+                    let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                    let record = update(parse_row(&row)?);
+                    let n = stamp_of(&row) + 1;
+                    w.claim(&claims, id, n, false)?;
+                    w.put(&sessions, &session_value(id, &record, n)?)?;
+                    issued_ms = performance_now();
+                    (known.session, known.claims) = (Some(record), n);
+                }
+                (None, None) => unreachable!("a claimed commit knows the session record"),
             }
             if let Some(holder) = &batch.holder {
                 if let Some(lock) = lock {
                     known.lock = Some(found(self.outcome(lock).await?).map(|r| parse_row(&r)).transpose()?);
                 }
-                // Read now, or known and still so (the stamp is unchanged).
+                // Read now, or known and still so (the claim count is
+                // unchanged: checked above, or by the claim itself).
                 if let Some(Some(lock)) = known.lock.as_ref().filter(|l| l.as_ref().is_some_and(|l| l.excludes(holder, batch.now_ms))) {
                     return Err(StoreError::Locked { by: lock.holder.clone() });
                 }
             }
-            known.stamp = stamp;
             let checked_ms = performance_now();
-            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms, from_known: cached });
+            self.probe.set(CommitProbe { writes: w.count, tail_bytes, issued_ms, checked_ms, from_known: cached, claimed });
             Ok(Some(known))
         }
         .await;
@@ -605,10 +632,26 @@ impl IdbStore {
                 let _ = tx.abort();
                 Ok(Committed::Stale)
             }
-            result => match self.finish(tx, end, result).await? {
-                Some(known) => Ok(Committed::Done(known)),
-                None => Ok(Committed::Stale),
+            result => match self.finish(tx.clone(), end, result).await {
+                Ok(Some(known)) => Ok(Committed::Done(known)),
+                Ok(None) => Ok(Committed::Stale),
+                // Another connection made this claim first.
+                Err(_) if claimed && aborted_by(&tx, "ConstraintError") => Ok(Committed::Stale),
+                Err(e) => Err(e),
             },
+        }
+    }
+}
+
+impl Known {
+    /// Does `batch`'s holder hold the session's lease, as known, for
+    /// `LEASE_MARGIN_MS` past the batch's time at least?
+    fn leased_to(&self, batch: &Batch) -> bool {
+        match (&batch.holder, &self.lock) {
+            (Some(holder), Some(Some(lock))) => {
+                lock.holder == *holder && lock.expires_ms >= batch.now_ms.saturating_add(LEASE_MARGIN_MS)
+            }
+            _ => false,
         }
     }
 }
@@ -657,6 +700,17 @@ impl Writes<'_> {
         self.check()?;
         let json = to_json(value)?;
         store.put_with_key(&JsValue::from_str(&json), &JsValue::from_str(key)).map_err(|e| self.store.js_error(&e))?;
+        Ok(())
+    }
+
+    /// Claim `n` of session `s`: added (failing, and so aborting the
+    /// transaction, when another connection made it first) when `only_new`,
+    /// else put (the count was read in this transaction).
+    fn claim(&mut self, store: &IdbObjectStore, s: &str, n: u64, only_new: bool) -> Result<(), StoreError> {
+        self.check()?;
+        let key = key(&[s.into(), num(n)]);
+        if only_new { store.add_with_key(&JsValue::TRUE, &key) } else { store.put_with_key(&JsValue::TRUE, &key) }
+            .map_err(|e| self.store.js_error(&e))?;
         Ok(())
     }
 
@@ -721,9 +775,14 @@ fn raw_row(keys: &[(&str, JsValue)], json: &str) -> Result<JsValue, StoreError> 
     Ok(obj.into())
 }
 
-/// The session row of `record`, with its write stamp.
-fn session_value(id: &str, record: &SessionRecord, stamp: &str) -> Result<JsValue, StoreError> {
-    row(&[("id", id.into()), ("w", stamp.into())], record)
+/// The session row of `record`, with its claim count `n`.
+fn session_value(id: &str, record: &SessionRecord, n: u64) -> Result<JsValue, StoreError> {
+    session_raw(id, &to_json(record)?, n)
+}
+
+/// [`session_value`] of a record already in JSON.
+fn session_raw(id: &str, json: &str, n: u64) -> Result<JsValue, StoreError> {
+    raw_row(&[("id", id.into()), ("w", num(n))], json)
 }
 
 /// The record's JSON in a row.
@@ -731,9 +790,15 @@ fn json_of(row: &JsValue) -> Option<String> {
     Reflect::get(row, &JsValue::from_str("json")).ok().and_then(|v| v.as_string())
 }
 
-/// The write stamp of a session row (none before schema v4: "").
-fn stamp_of(row: &JsValue) -> String {
-    Reflect::get(row, &JsValue::from_str("w")).ok().and_then(|v| v.as_string()).unwrap_or_default()
+/// The claim count of a session row (0 before schema v5, whose rows have
+/// no claims yet: v4 wrote a text stamp there, earlier versions nothing).
+fn stamp_of(row: &JsValue) -> u64 {
+    Reflect::get(row, &JsValue::from_str("w")).ok().and_then(|v| v.as_f64()).map_or(0, |n| n as u64)
+}
+
+/// Did `tx` end because a request failed with the DOMException `name`?
+fn aborted_by(tx: &IdbTransaction, name: &str) -> bool {
+    tx.error().is_some_and(|e| e.name() == name)
 }
 
 fn parse_row<T: DeserializeOwned>(row: &JsValue) -> Result<T, StoreError> {
@@ -839,6 +904,7 @@ async fn upgrade(db: &IdbDatabase, tx: &IdbTransaction, old: u32, new: u32) -> R
             1 => files_per_version(db, tx).await?,
             2 => chunked_logs(db, tx).await?,
             3 => tails_from_v3(db, tx).await?,
+            4 => drop(create_store(db, CLAIMS, None)?),
             _ => return Err(StoreError::Other(format!("no upgrade step from schema {version}"))),
         }
     }
@@ -928,9 +994,8 @@ impl Store for IdbStore {
                 let mut record = data.session.clone();
                 record.id = session_id(self.next(&tx, &mut w, SESSION_COUNTER).await?);
                 let s = record.id.as_str();
-                let stamp = self.stamp();
-                let session_json = to_json(&record)?;
-                w.put(&object_store(&tx, SESSIONS)?, &raw_row(&[("id", s.into()), ("w", stamp.as_str().into())], &session_json)?)?;
+                // A new session: no claims yet.
+                w.put(&object_store(&tx, SESSIONS)?, &session_value(s, &record, 0)?)?;
                 let mut extras = Vec::new();
                 let messages = data.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
                 let costs = data.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
@@ -951,7 +1016,7 @@ impl Store for IdbStore {
                 for f in &data.files {
                     w.put(&files, &file_row(s, f)?)?;
                 }
-                let known = Known { stamp, session: Some(record.clone()), session_json, tail, lists, lock: Some(None) };
+                let known = Known { claims: 0, session: Some(record.clone()), tail, lists, lock: Some(None) };
                 Ok((record, known))
             }
             .await;
@@ -963,16 +1028,18 @@ impl Store for IdbStore {
 
     fn rename_session<'a>(&'a self, id: &'a str, title: &'a str, now_ms: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[SESSIONS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS, CLAIMS])?;
             let result = async {
-                // The logs do not change: the write stamp stays.
-                let (mut record, stamp) = self.stamped_session_row(&tx, id).await?;
+                let (mut record, old) = self.stamped_session_row(&tx, id).await?;
                 record.title = title.to_string();
                 record.updated_ms = now_ms;
-                w.put(&object_store(&tx, SESSIONS)?, &session_value(id, &record, &stamp)?)
+                let new = self.restamp(&tx, &mut w, id, &to_json(&record)?, old)?;
+                Ok((record, old, new))
             }
             .await;
-            self.finish(tx, end, result).await
+            let (record, old, new) = self.finish(tx, end, result).await?;
+            self.rewritten(id, old, new, |known| known.session = Some(record));
+            Ok(())
         })
     }
 
@@ -987,7 +1054,7 @@ impl Store for IdbStore {
                     }
                 }
                 self.known.borrow_mut().remove(id);
-                for name in [MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS] {
+                for name in [MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS, CLAIMS] {
                     w.delete(&object_store(&tx, name)?, &session_range(id)?)?;
                 }
                 for name in [TAILS, LOCKS, SESSIONS] {
@@ -1028,7 +1095,7 @@ impl Store for IdbStore {
                 self.log::<CostEntry>(&costs, id),
             );
             let row = session?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-            let (session, stamp, session_json) = (parse_row::<SessionRecord>(&row)?, stamp_of(&row), json_of(&row).unwrap_or_default());
+            let (session, claims) = (parse_row::<SessionRecord>(&row)?, stamp_of(&row));
             let tail: tail::TailRecord = tail?.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
             let (mut messages, mut history, mut costs) = (messages?, history?, costs?);
             messages.extend(tail.messages.entries::<Message>()?);
@@ -1037,7 +1104,7 @@ impl Store for IdbStore {
             let (roles, role_lists) = tail.roles_with(&lists?)?;
             let (meta, ledger) = (tail.meta.clone(), tail.ledger.clone());
             // What a commit of this connection starts from next.
-            let known = Known { stamp, session: Some(session.clone()), session_json, tail, lists: role_lists, lock: None };
+            let known = Known { claims, session: Some(session.clone()), tail, lists: role_lists, lock: None };
             self.known.borrow_mut().insert(id.to_string(), known);
             // The log is appended in commit order; a message is kept once.
             messages.sort_by_key(|m| m.id);
@@ -1069,9 +1136,9 @@ impl Store for IdbStore {
 
     fn acquire_lock<'a>(&'a self, id: &'a str, holder: &'a str, now_ms: u64, ttl_ms: u64) -> StoreFuture<'a, LockRecord> {
         Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS, CLAIMS])?;
             let result = async {
-                let (json, old_stamp) = self.raw_session_row(&tx, id).await?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+                let (json, old) = self.raw_session_row(&tx, id).await?.ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                 if let Some(lock) = self.lock_row(&tx, id).await? {
                     if lock.excludes(holder, now_ms) {
                         return Err(StoreError::Locked { by: lock.holder });
@@ -1079,25 +1146,26 @@ impl Store for IdbStore {
                 }
                 let lock = LockRecord { holder: holder.to_string(), expires_ms: now_ms.saturating_add(ttl_ms) };
                 w.put(&object_store(&tx, LOCKS)?, &session_keyed(id, &lock)?)?;
-                let stamp = self.restamp(&tx, &mut w, id, &json)?;
-                Ok((lock, old_stamp, stamp))
+                let new = self.restamp(&tx, &mut w, id, &json, old)?;
+                Ok((lock, old, new))
             }
             .await;
             let (lock, old, new) = self.finish(tx, end, result).await?;
-            self.lease_written(id, &old, new, Some(lock.clone()));
+            let known_lock = lock.clone();
+            self.rewritten(id, old, new, |known| known.lock = Some(Some(known_lock)));
             Ok(lock)
         })
     }
 
     fn release_lock<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS])?;
+            let (tx, end, mut w) = self.write(&[SESSIONS, LOCKS, CLAIMS])?;
             let result = async {
                 match self.lock_row(&tx, id).await? {
                     Some(lock) if lock.holder == holder => {
                         w.delete(&object_store(&tx, LOCKS)?, &JsValue::from_str(id))?;
                         match self.raw_session_row(&tx, id).await? {
-                            Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json)?))),
+                            Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json, old)?))),
                             None => Ok(None),
                         }
                     }
@@ -1106,7 +1174,7 @@ impl Store for IdbStore {
             }
             .await;
             if let Some((old, new)) = self.finish(tx, end, result).await? {
-                self.lease_written(id, &old, new, None);
+                self.rewritten(id, old, new, |known| known.lock = Some(None));
             }
             Ok(())
         })

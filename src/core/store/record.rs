@@ -24,8 +24,9 @@ use super::StoreError;
 /// export's `schema_version`). v1 kept a session's files as one record;
 /// v2 keeps one record per file version; v3 keeps the message log, the
 /// cost entries and the history in chunks; v4 keeps each role's id lists
-/// in chunks apart from the rest of the role (the export's shape is v2's).
-pub const SCHEMA_VERSION: u32 = 4;
+/// in chunks apart from the rest of the role; v5 adds the claims that let
+/// a commit be checked without a read (the export's shape is v2's).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// How a session is run. There is no API key here, ever.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
