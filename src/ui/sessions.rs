@@ -31,6 +31,8 @@ const TITLE_CHARS: usize = 60;
 /// Open the store, list the sessions, and reopen one that was running when
 /// the tab closed.
 pub fn boot(shared: Shared) {
+    // Claim the tab's holder id beside the store's opening (see `tab_id`).
+    crate::web::tab_id::start_claim();
     spawn_local(async move {
         let store = match IdbStore::open_default().await {
             Ok(store) => Rc::new(store),

@@ -12,6 +12,7 @@ pub mod runner;
 pub mod session;
 pub mod sandbox;
 pub mod settings_store;
+pub mod tab_id;
 pub mod transport;
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! what changed since the last one, read from the live team), the lease that keeps a second tab out, and
 //! the in-flight answers saved when the page goes away.
 //!
-//! The lease holder is this tab's id, kept in `sessionStorage`: a reload of
+//! The lease holder is this tab's id (`tab_id.rs`: kept in `sessionStorage`,
+//! claimed with a Web Lock so a duplicated tab gets its own): a reload of
 //! the same tab takes its own lease back at once, while another tab finds
 //! the session locked until the lease runs out (`LEASE_MS` after the last
 //! renewal, so a crashed tab blocks it briefly, never forever).
@@ -22,30 +23,17 @@ use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{NewSession, SessionData, SessionStatus, SessionWriter, Store, StoreError};
 
 use super::idb_store::IdbStore;
+use super::tab_id::tab_holder;
 use super::transport::sleep;
 
 /// How long a lease lasts without renewal, and how often it is renewed.
 pub const LEASE_MS: u64 = 20_000;
 const RENEW_MS: u64 = 5_000;
 
-const TAB_ID: &str = "tabteam.tab";
 const IN_FLIGHT: &str = "tabteam.inflight.";
 
 pub fn now_ms() -> u64 {
     js_sys::Date::now() as u64
-}
-
-/// This tab's lease holder id (kept across reloads of the tab).
-pub fn tab_holder() -> String {
-    let storage = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
-    if let Some(id) = storage.as_ref().and_then(|s| s.get_item(TAB_ID).ok().flatten()) {
-        return id;
-    }
-    let id = format!("tab-{:x}-{:x}", now_ms(), (js_sys::Math::random() * 1e12) as u64);
-    if let Some(s) = storage {
-        let _ = s.set_item(TAB_ID, &id);
-    }
-    id
 }
 
 /// One open session: writes its checkpoints and holds its lease.
@@ -67,7 +55,7 @@ impl Keeper {
     /// An existing session, leased to this tab (refused with `Locked`
     /// while another tab holds it), with what it holds.
     pub async fn open(store: Rc<IdbStore>, id: &str) -> Result<(Keeper, SessionData), StoreError> {
-        let holder = tab_holder();
+        let holder = tab_holder().await;
         store.acquire_lock(id, &holder, now_ms(), LEASE_MS).await?;
         let data = store.load_session(id).await?;
         let saved = data.snapshot()?;
@@ -75,7 +63,7 @@ impl Keeper {
     }
 
     async fn lease(store: Rc<IdbStore>, session_id: String, saved: Option<TeamSnapshot>) -> Result<Keeper, StoreError> {
-        let holder = tab_holder();
+        let holder = tab_holder().await;
         store.acquire_lock(&session_id, &holder, now_ms(), LEASE_MS).await?;
         Ok(Self::leased(store, session_id, holder, saved))
     }
