@@ -733,8 +733,14 @@ impl Writes<'_> {
     }
 }
 
+thread_local! {
+    /// The page's `performance`, found once (each lookup crosses into
+    /// JavaScript twice more).
+    static PERFORMANCE: Option<web_sys::Performance> = web_sys::window().and_then(|w| w.performance());
+}
+
 fn performance_now() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
 }
 
 fn object_store(tx: &IdbTransaction, name: &str) -> Result<IdbObjectStore, StoreError> {
