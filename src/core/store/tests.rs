@@ -130,7 +130,7 @@ fn the_diff_of_roles_writes_changed_and_moved_roles_and_removes_gone_ones() {
     cur.roles[0].state = 0; // A changed
     cur.roles.remove(1); // B gone, so C moves to index 1
     let b = Batch::between(Some(&prev), &cur);
-    let written: Vec<(u32, &str)> = b.roles.iter().map(|r| (r.index, r.role.name.as_str())).collect();
+    let written: Vec<(u32, &str)> = b.roles.iter().map(|r| (r.index, r.name.as_str())).collect();
     assert_eq!(written, [(0, "A"), (1, "C")]);
     assert_eq!(b.roles_removed, ["B"]);
 }
