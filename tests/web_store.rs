@@ -67,6 +67,12 @@ async fn two_connections_on_one_database() {
     contract::two_handles_share_one_database(&a, &b).await;
 }
 
+#[wasm_bindgen_test]
+async fn role_list_edits_from_a_connection_that_does_not_know_the_session() {
+    let (_, a, b) = two_connections("list-edits-two-connections").await;
+    contract::role_list_edits_from_a_connection_that_does_not_know_the_session(&a, &b).await;
+}
+
 /// Two connections, `a` and `b`, to a fresh database (its name first).
 async fn two_connections(case: &str) -> (String, IdbStore, IdbStore) {
     let name = fresh_name(case).await;

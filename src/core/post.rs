@@ -157,7 +157,12 @@ impl PostOffice {
 
     /// A role's buffer without taking it (for saving).
     pub fn peek(&self, name: &str) -> Vec<MessageRef> {
-        self.buffer(name).map(|b| b.to_vec()).unwrap_or_default()
+        self.buffered_messages(name).to_vec()
+    }
+
+    /// A role's buffer, borrowed (for a checkpoint's frame).
+    pub fn buffered_messages(&self, name: &str) -> &[MessageRef] {
+        self.buffer(name).map_or(&[], Vec::as_slice)
     }
 
     pub fn role_names(&self) -> Vec<String> {

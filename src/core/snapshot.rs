@@ -8,7 +8,9 @@
 //! the same recipe, and roles are matched by name. MetaGPT saves only on a
 //! crash, drops unconsumed buffers and the cost; this saves all of them.
 
+use std::cell::Ref;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -64,9 +66,74 @@ pub struct RoleSnapshot {
 }
 
 impl RoleSnapshot {
+    /// A role from its name, its head and its four lists (in
+    /// [`RoleSnapshot::lists`]'s order).
+    pub fn from_parts(name: String, head: RoleHead, lists: [Vec<MessageId>; 4]) -> Self {
+        let RoleHead { state, latest_observed, pending, progress, plan, journal } = head;
+        let [memory, working_memory, buffer, news] = lists;
+        Self { name, memory, working_memory, buffer, news, state, latest_observed, pending, progress, plan, journal }
+    }
+
     /// Every list of messages it points into, in [`RoleFrame::lists`]'s order.
     pub fn lists(&self) -> [&[MessageId]; 4] {
         [&self.memory, &self.working_memory, &self.buffer, &self.news]
+    }
+
+    /// The same lists, to change in place.
+    pub fn lists_mut(&mut self) -> [&mut Vec<MessageId>; 4] {
+        [&mut self.memory, &mut self.working_memory, &mut self.buffer, &mut self.news]
+    }
+
+    /// Everything but its name and its lists, borrowed.
+    pub fn head(&self) -> HeadView<'_> {
+        // Every field named: a new one must be placed in the head or the lists.
+        let RoleSnapshot { name: _, memory: _, working_memory: _, buffer: _, news: _, state, latest_observed, pending, progress, plan, journal } =
+            self;
+        HeadView { state: *state, latest_observed: *latest_observed, pending: *pending, progress, plan, journal }
+    }
+
+    /// Replaces everything but its name and its lists.
+    pub fn set_head(&mut self, head: RoleHead) {
+        let RoleHead { state, latest_observed, pending, progress, plan, journal } = head;
+        (self.state, self.latest_observed, self.pending, self.progress, self.plan, self.journal) =
+            (state, latest_observed, pending, progress, plan, journal);
+    }
+}
+
+/// A role's saved state but its name and its four lists: what a store
+/// rewrites when it changes, while the lists change at their ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleHead {
+    pub state: i32,
+    pub latest_observed: Option<MessageId>,
+    pub pending: bool,
+    pub progress: ReactProgress,
+    pub plan: Plan,
+    pub journal: Vec<JournalEntry>,
+}
+
+/// A [`RoleHead`] borrowed (from a snapshot or a live role), so two are
+/// compared without copying either; the cheap fields are compared first.
+#[derive(Debug, PartialEq)]
+pub struct HeadView<'a> {
+    pub state: i32,
+    pub latest_observed: Option<MessageId>,
+    pub pending: bool,
+    pub progress: &'a ReactProgress,
+    pub plan: &'a Plan,
+    pub journal: &'a [JournalEntry],
+}
+
+impl HeadView<'_> {
+    pub fn to_head(&self) -> RoleHead {
+        RoleHead {
+            state: self.state,
+            latest_observed: self.latest_observed,
+            pending: self.pending,
+            progress: self.progress.clone(),
+            plan: self.plan.clone(),
+            journal: self.journal.to_vec(),
+        }
     }
 }
 
@@ -95,60 +162,79 @@ pub struct Frame<'a> {
     pub roles: Vec<RoleFrame<'a>>,
 }
 
-/// One role in a [`Frame`].
+/// One role in a [`Frame`], borrowed: nothing of it is copied until it
+/// is saved.
 pub struct RoleFrame<'a> {
     pub name: &'a str,
     pub memory: &'a [MessageRef],
     pub working_memory: &'a [MessageRef],
-    pub buffer: Vec<MessageRef>,
+    pub buffer: &'a [MessageRef],
     pub news: &'a [MessageRef],
     pub state: i32,
     pub latest_observed: Option<MessageId>,
     pub pending: bool,
     pub progress: &'a ReactProgress,
-    pub plan: Plan,
-    pub journal: Vec<JournalEntry>,
+    pub plan: Held<'a, Plan>,
+    pub journal: Held<'a, [JournalEntry]>,
+}
+
+/// A part of a [`RoleFrame`] read in place: from a live role's cell
+/// (borrowed while the frame lives) or from a snapshot.
+pub enum Held<'a, T: ?Sized + 'a> {
+    Cell(Ref<'a, T>),
+    Plain(&'a T),
+}
+
+impl<T: ?Sized> Deref for Held<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            Held::Cell(r) => r,
+            Held::Plain(r) => r,
+        }
+    }
 }
 
 impl<'a> RoleFrame<'a> {
     /// A role's captured (or live) state, with its buffer from `post`.
-    pub(crate) fn of(name: &'a str, state: &'a RoleState, post: &PostOffice) -> Self {
+    pub(crate) fn of(name: &'a str, state: &'a RoleState, post: &'a PostOffice) -> Self {
         Self {
             name,
             memory: state.memory.all(),
             working_memory: state.working_memory.all(),
-            buffer: post.peek(name),
+            buffer: post.buffered_messages(name),
             news: &state.news,
             state: state.state,
             latest_observed: state.latest_observed,
             pending: state.pending,
             progress: &state.progress,
-            plan: state.plan.borrow().clone(),
-            journal: state.journal.borrow().entries().to_vec(),
+            plan: Held::Cell(state.plan.borrow()),
+            journal: Held::Cell(Ref::map(state.journal.borrow(), CallJournal::entries)),
         }
     }
 
     /// The saved form: the lists as ids.
     pub fn snapshot(&self) -> RoleSnapshot {
         let ids = |list: &[MessageRef]| list.iter().map(|m| m.id).collect();
-        RoleSnapshot {
-            name: self.name.to_string(),
-            memory: ids(self.memory),
-            working_memory: ids(self.working_memory),
-            buffer: ids(&self.buffer),
-            news: ids(self.news),
+        RoleSnapshot::from_parts(self.name.to_string(), self.head().to_head(), self.lists().map(ids))
+    }
+
+    /// Everything but its name and its lists, borrowed.
+    pub fn head(&self) -> HeadView<'_> {
+        HeadView {
             state: self.state,
             latest_observed: self.latest_observed,
             pending: self.pending,
-            progress: self.progress.clone(),
-            plan: self.plan.clone(),
-            journal: self.journal.clone(),
+            progress: self.progress,
+            plan: &self.plan,
+            journal: &self.journal,
         }
     }
 
     /// Every list of messages it points into.
-    pub fn lists(&self) -> [&[MessageRef]; 4] {
-        [self.memory, self.working_memory, &self.buffer, self.news]
+    pub fn lists(&self) -> [&'a [MessageRef]; 4] {
+        [self.memory, self.working_memory, self.buffer, self.news]
     }
 }
 
@@ -192,14 +278,14 @@ impl OwnedFrame {
                     name: &r.name,
                     memory,
                     working_memory: working,
-                    buffer: buffer.clone(),
+                    buffer,
                     news,
                     state: r.state,
                     latest_observed: r.latest_observed,
                     pending: r.pending,
                     progress: &r.progress,
-                    plan: r.plan.clone(),
-                    journal: r.journal.clone(),
+                    plan: Held::Plain(&r.plan),
+                    journal: Held::Plain(&r.journal),
                 })
                 .collect(),
         }

@@ -93,7 +93,7 @@ use crate::core::message::Message;
 use crate::core::message::MessageId;
 use crate::core::store::{
     file_versions, session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, InjectFault,
-    LockRecord, MetaRecord, NewExperience, RoleRecord, SessionData, SessionRecord, Store, StoreError,
+    LockRecord, MetaRecord, NewExperience, RoleEdit, RoleRecord, SessionData, SessionRecord, Store, StoreError,
     StoreFuture, SCHEMA_VERSION,
 };
 
@@ -149,8 +149,9 @@ pub struct IdbStore {
 }
 
 /// What a session holds, as this connection last wrote or read it: its
-/// record, its tail row and its roles' whole lists, so a commit issues all
-/// its writes before it awaits anything. It is true while the session's
+/// record and its tail row (which knows every list's length, so a batch's
+/// list edits are made on it without the whole lists), so a commit issues
+/// all its writes before it awaits anything. It is true while the session's
 /// claim count is still `claims`: every write of a session by any
 /// connection (a commit, a rename, a lease taken, renewed or let go) is
 /// the session's next claim, a row `[s, n]` in `claims`, and sets the
@@ -161,8 +162,6 @@ struct Known {
     claims: u64,
     session: Option<SessionRecord>,
     tail: tail::TailRecord,
-    /// Roles not here are not known: a commit rewrites their lists whole.
-    lists: HashMap<String, tail::Lists>,
     /// The session's lease row as this connection last read or wrote it
     /// (`Some(None)`: none; `None`: not known, a commit reads it). Every
     /// write of a lease row is a claim, so while the count is `claims` the
@@ -533,7 +532,7 @@ impl IdbStore {
                 None => {
                     let found = self.get(&tails, &key).await?;
                     let tail = found.map(|r| parse_row(&r)).transpose()?.unwrap_or_default();
-                    Known { claims: 0, session: None, tail, lists: HashMap::new(), lock: None }
+                    Known { claims: 0, session: None, tail, lock: None }
                 }
             };
             let mut extras = Vec::new();
@@ -548,7 +547,16 @@ impl IdbStore {
                     known.tail.replace_history(id, &all, &mut extras)?;
                 }
             }
-            known.tail.apply(id, &mut known.lists, batch, &mut extras)?;
+            // A list cut below its open chunk (rare: a running team
+            // appends, or empties a list) is read to be written again.
+            let mut sealed = tail::Sealed::new();
+            for (role, l) in known.tail.cuts(batch) {
+                let range = prefix_range(&[id.into(), role.as_str().into(), num(l as u64)])?;
+                let rows = self.get_all(&object_store(&tx, ROLE_LISTS)?, Some(&range)).await?;
+                let ids = chunks::entries::<u64>(&rows)?.into_iter().map(MessageId).collect();
+                sealed.insert((role, l), ids);
+            }
+            known.tail.apply(id, batch, &mut sealed, &mut extras)?;
             if !batch.files_removed.is_empty() || !batch.files.is_empty() {
                 let files = object_store(&tx, FILES)?;
                 for path in &batch.files_removed {
@@ -1006,7 +1014,7 @@ impl Store for IdbStore {
                 let messages = data.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
                 let costs = data.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
                 let history = data.meta.as_ref().map(|m| &m.history[..]).unwrap_or(&[]);
-                let (tail, lists) = tail::from_nothing(
+                let tail = tail::from_nothing(
                     s,
                     data.meta.as_ref().map(MetaRecord::head),
                     data.ledger.clone(),
@@ -1022,7 +1030,7 @@ impl Store for IdbStore {
                 for f in &data.files {
                     w.put(&files, &file_row(s, f)?)?;
                 }
-                let known = Known { claims: 0, session: Some(record.clone()), tail, lists, lock: Some(None) };
+                let known = Known { claims: 0, session: Some(record.clone()), tail, lock: Some(None) };
                 Ok((record, known))
             }
             .await;
@@ -1107,10 +1115,10 @@ impl Store for IdbStore {
             messages.extend(tail.messages.entries::<Message>()?);
             history.extend(tail.history.entries::<u64>()?);
             costs.extend(tail.costs.entries::<CostEntry>()?);
-            let (roles, role_lists) = tail.roles_with(&lists?)?;
+            let roles = tail.roles_with(&lists?)?;
             let (meta, ledger) = (tail.meta.clone(), tail.ledger.clone());
             // What a commit of this connection starts from next.
-            let known = Known { claims, session: Some(session.clone()), tail, lists: role_lists, lock: None };
+            let known = Known { claims, session: Some(session.clone()), tail, lock: None };
             self.known.borrow_mut().insert(id.to_string(), known);
             // The log is appended in commit order; a message is kept once.
             messages.sort_by_key(|m| m.id);
@@ -1359,9 +1367,9 @@ async fn tails_from_v3(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), Stor
             roles: Vec::new(),
         };
         let records = role_rows.iter().map(parse_row::<RoleRecord>).collect::<Result<Vec<_>, _>>()?;
-        let mut known: HashMap<String, tail::Lists> = records.iter().map(|r| (r.role.name.clone(), Default::default())).collect();
+        let roles = records.iter().map(|r| RoleEdit::new_role(r.index as usize, &r.role)).collect();
         let mut extras = Vec::new();
-        tail.apply(&s, &mut known, &Batch { roles: records, ..Batch::default() }, &mut extras)?;
+        tail.apply(&s, &Batch { roles, ..Batch::default() }, &mut tail::Sealed::new(), &mut extras)?;
         for extra in extras {
             if let tail::Extra::Put(_, row) = extra {
                 lists.put(&row).map_err(failed)?;

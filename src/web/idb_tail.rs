@@ -14,6 +14,17 @@
 //! that reaches its size (`LOG_CHUNK_BYTES`, `ID_CHUNK_BYTES`) moves to its log's store (`message_chunks`,
 //! `history`, `cost_chunks`, `role_lists` under `[s, r, l, c]`) and is
 //! never written again.
+//!
+//! A batch changes a role's list by an edit (`ListEdit`: keep the first
+//! `keep` ids, append the rest). The open chunk knows the list's length
+//! (`end`), so an edit that keeps it all appends to the open chunk, one
+//! that cuts into the open chunk only rewrites that, one that keeps
+//! nothing writes the list from nothing, and only one that cuts into a
+//! sealed chunk needs that list's sealed ids, read by the caller first
+//! ([`TailRecord::cuts`]); no whole list is kept in memory. Rows of a
+//! role's list exist only while the tail holds that role with that list's
+//! open chunk past chunk 0 (every rewrite and removal deletes them then),
+//! so a role new to the tail starts from empty lists without a deletion.
 
 use std::collections::HashMap;
 
@@ -25,12 +36,15 @@ use super::chunks::{self, Chunk, Tail};
 use super::{num, prefix_range, session_range, to_json, StoreError};
 use crate::core::message::MessageId;
 use crate::core::snapshot::RoleSnapshot;
-use crate::core::store::{Batch, LedgerRecord, MetaHead, RoleRecord};
+use crate::core::store::{Batch, LedgerRecord, ListEdit, MetaHead, RoleEdit, RoleRecord};
 
 pub(super) const LISTS: usize = 4;
 const LOG: usize = chunks::LOG_CHUNK_BYTES;
 const IDS: usize = chunks::ID_CHUNK_BYTES;
-pub(super) type Lists = [Vec<MessageId>; LISTS];
+
+/// The ids in the sealed chunks of the role lists a batch cuts into, by
+/// role name and list ([`TailRecord::cuts`]).
+pub(super) type Sealed = HashMap<(String, usize), Vec<MessageId>>;
 
 /// The open chunk of a log: chunk number `c`, `end` entries in the log up
 /// to and including it, its entries as a JSON array.
@@ -78,6 +92,78 @@ impl OpenLog {
     pub fn entries<T: DeserializeOwned>(&self) -> Result<Vec<T>, StoreError> {
         serde_json::from_str(&self.json).map_err(|e| StoreError::corrupt("a saved log", e))
     }
+
+    /// Where the open chunk of a list of ids starts in the list (its ids
+    /// are numbers: one comma between two).
+    fn start_of_ids(&self) -> u64 {
+        let count = if self.json.len() <= 2 { 0 } else { 1 + self.json.bytes().filter(|&b| b == b',').count() as u64 };
+        self.end.saturating_sub(count)
+    }
+
+    /// How `edit` is made on this list of ids.
+    fn way(&self, edit: &ListEdit) -> Way {
+        let keep = edit.keep as u64;
+        if keep == self.end {
+            Way::Append
+        } else if keep == 0 {
+            Way::Anew
+        } else if keep > self.end {
+            Way::Past
+        } else if keep >= self.start_of_ids() {
+            Way::CutOpen
+        } else {
+            Way::CutSealed
+        }
+    }
+
+    /// Makes `edit` on this list of ids (keys `keys`); `sealed` holds the
+    /// list's sealed ids when the edit cuts into them.
+    fn edit(&mut self, edit: &ListEdit, keys: &[JsValue], sealed: Option<Vec<MessageId>>, out: &mut Vec<Extra>) -> Result<(), StoreError> {
+        match self.way(edit) {
+            Way::Append => {}
+            Way::CutOpen => {
+                let start = self.start_of_ids();
+                let mut ids: Vec<u64> = self.entries()?;
+                ids.truncate((edit.keep as u64 - start) as usize);
+                self.json = to_json(&ids)?;
+                self.end = edit.keep as u64;
+            }
+            way @ (Way::Anew | Way::CutSealed) => {
+                let mut all = Vec::new();
+                if way == Way::CutSealed {
+                    all = sealed.ok_or_else(|| StoreError::Other("a role's list was not read before it was cut".into()))?;
+                    all.extend(self.entries::<u64>()?.into_iter().map(MessageId));
+                    all.truncate(edit.keep);
+                }
+                if self.c > 0 {
+                    out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(keys)?));
+                }
+                *self = OpenLog::default();
+                seal(out, super::ROLE_LISTS, keys, self.append(ids_json(&all), IDS))?;
+            }
+            Way::Past => {
+                return Err(StoreError::Corrupt(format!("a change keeps {} ids of a list that holds {}", edit.keep, self.end)));
+            }
+        }
+        seal(out, super::ROLE_LISTS, keys, self.append(ids_json(&edit.append), IDS))
+    }
+}
+
+/// How a list's edit is made on the tail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Keeps the whole list: appends to the open chunk.
+    Append,
+    /// Keeps part of the open chunk: rewrites it.
+    CutOpen,
+    /// Keeps nothing: the list is written from nothing.
+    Anew,
+    /// Keeps part of the sealed chunks: they are read, and the list is
+    /// written again.
+    CutSealed,
+    /// Keeps more than the list holds (a batch made against another
+    /// state of the store).
+    Past,
 }
 
 /// A role: its record without its lists, and each list's open chunk.
@@ -110,33 +196,6 @@ fn ids_json(ids: &[MessageId]) -> impl Iterator<Item = String> + '_ {
     ids.iter().map(|id| id.0.to_string())
 }
 
-/// `role` without its lists (the tail keeps them in chunks), made without
-/// copying them.
-fn head_of(record: &RoleRecord) -> RoleRecord {
-    let r = &record.role;
-    RoleRecord {
-        index: record.index,
-        role: RoleSnapshot {
-            name: r.name.clone(),
-            memory: Vec::new(),
-            working_memory: Vec::new(),
-            buffer: Vec::new(),
-            news: Vec::new(),
-            state: r.state,
-            latest_observed: r.latest_observed,
-            pending: r.pending,
-            progress: r.progress.clone(),
-            plan: r.plan.clone(),
-            journal: r.journal.clone(),
-        },
-    }
-}
-
-pub(super) fn put_lists(role: &mut RoleSnapshot, lists: Lists) {
-    let [memory, working_memory, buffer, news] = lists;
-    (role.memory, role.working_memory, role.buffer, role.news) = (memory, working_memory, buffer, news);
-}
-
 fn list_keys(s: &str, r: &str, l: usize) -> [JsValue; 3] {
     [s.into(), r.into(), num(l as u64)]
 }
@@ -151,10 +210,25 @@ fn seal(out: &mut Vec<Extra>, store: &'static str, keys: &[JsValue], chunks: Vec
 }
 
 impl TailRecord {
+    /// The lists `batch` cuts into below their open chunk, by role name
+    /// and list: the caller reads their sealed ids for [`TailRecord::apply`].
+    pub fn cuts(&self, batch: &Batch) -> Vec<(String, usize)> {
+        let mut cuts = Vec::new();
+        for edit in &batch.roles {
+            let Some(role) = self.roles.iter().find(|r| r.head.role.name == edit.name) else { continue };
+            for (l, e) in edit.lists.iter().enumerate() {
+                if e.as_ref().is_some_and(|e| role.lists[l].way(e) == Way::CutSealed) {
+                    cuts.push((edit.name.clone(), l));
+                }
+            }
+        }
+        cuts
+    }
+
     /// Applies `batch` (without its history, see [`TailRecord::history`]),
-    /// `lists` holding the roles' whole lists as far as they are known (a
-    /// role not there has its lists rewritten); the other writes it needs.
-    pub fn apply(&mut self, s: &str, lists: &mut HashMap<String, Lists>, batch: &Batch, out: &mut Vec<Extra>) -> Result<(), StoreError> {
+    /// `sealed` holding the sealed ids of the lists it cuts into
+    /// ([`TailRecord::cuts`]); the other writes it needs.
+    pub fn apply(&mut self, s: &str, batch: &Batch, sealed: &mut Sealed, out: &mut Vec<Extra>) -> Result<(), StoreError> {
         let sk = [JsValue::from_str(s)];
         if batch.meta.is_some() {
             self.meta = batch.meta.clone();
@@ -181,40 +255,27 @@ impl TailRecord {
                     out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(&[s.into(), name.as_str().into()])?));
                 }
             }
-            lists.remove(name);
         }
-        for record in &batch.roles {
-            let head = head_of(record);
-            let ids = record.role.lists();
-            let name = head.role.name.clone();
-            let at = match self.roles.iter().position(|r| r.head.role.name == name) {
+        for edit in &batch.roles {
+            let at = match self.roles.iter().position(|r| r.head.role.name == edit.name) {
                 Some(at) => at,
                 None => {
-                    self.roles.push(OpenRole { head: head.clone(), lists: Default::default() });
+                    // New to the tail: its lists start empty.
+                    let head = edit.head.clone().ok_or_else(|| StoreError::role_not_saved(&edit.name))?;
+                    let role = RoleSnapshot::from_parts(edit.name.clone(), head, Default::default());
+                    self.roles.push(OpenRole { head: RoleRecord { index: edit.index, role }, lists: Default::default() });
                     self.roles.len() - 1
                 }
             };
             let role = &mut self.roles[at];
-            role.head = head;
-            // The whole lists as known, kept up to date by their new ends
-            // (a list is not copied whole on every commit).
-            let known = lists.contains_key(&name);
-            let whole = lists.entry(name.clone()).or_default();
-            for (l, new) in ids.into_iter().enumerate() {
-                let keys = list_keys(s, &name, l);
-                let open = &mut role.lists[l];
-                let old = &mut whole[l];
-                if known && new.starts_with(old) {
-                    seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(&new[old.len()..]), IDS))?;
-                    old.extend_from_slice(&new[old.len()..]);
-                } else {
-                    // Not an append: the list is written again from nothing.
-                    if open.c > 0 || !known {
-                        out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(&keys)?));
-                    }
-                    *open = OpenLog::default();
-                    seal(out, super::ROLE_LISTS, &keys, open.append(ids_json(new), IDS))?;
-                    *old = new.to_vec();
+            role.head.index = edit.index;
+            if let Some(head) = &edit.head {
+                role.head.role.set_head(head.clone());
+            }
+            for (l, e) in edit.lists.iter().enumerate() {
+                if let Some(e) = e {
+                    let keys = list_keys(s, &edit.name, l);
+                    role.lists[l].edit(e, &keys, sealed.remove(&(edit.name.clone(), l)), out)?;
                 }
             }
         }
@@ -238,7 +299,7 @@ impl TailRecord {
 
     /// The roles in the team's order, each with its whole lists, from the
     /// sealed chunks of `role_lists` (`list_rows`, in key order).
-    pub fn roles_with(&self, list_rows: &[JsValue]) -> Result<(Vec<RoleRecord>, HashMap<String, Lists>), StoreError> {
+    pub fn roles_with(&self, list_rows: &[JsValue]) -> Result<Vec<RoleRecord>, StoreError> {
         let mut sealed: HashMap<(String, usize), Vec<u64>> = HashMap::new();
         let (r_field, l_field) = (JsValue::from_str("r"), JsValue::from_str("l"));
         for row in list_rows {
@@ -251,21 +312,17 @@ impl TailRecord {
             sealed.entry((r, l as usize)).or_default().append(&mut ids);
         }
         let mut roles = Vec::with_capacity(self.roles.len());
-        let mut lists = HashMap::with_capacity(self.roles.len());
         for role in &self.roles {
             let mut record = role.head.clone();
             let name = record.role.name.clone();
-            let mut whole: Lists = Default::default();
-            for (l, list) in whole.iter_mut().enumerate() {
+            for (l, list) in record.role.lists_mut().into_iter().enumerate() {
                 let mut ids = sealed.remove(&(name.clone(), l)).unwrap_or_default();
                 ids.extend(role.lists[l].entries::<u64>()?);
                 *list = ids.into_iter().map(MessageId).collect();
             }
-            put_lists(&mut record.role, whole.clone());
-            lists.insert(name, whole);
             roles.push(record);
         }
-        Ok((roles, lists))
+        Ok(roles)
     }
 }
 
@@ -280,21 +337,13 @@ pub(super) fn from_nothing(
     costs: Vec<String>,
     roles: &[RoleSnapshot],
     out: &mut Vec<Extra>,
-) -> Result<(TailRecord, HashMap<String, Lists>), StoreError> {
+) -> Result<TailRecord, StoreError> {
     let mut tail = TailRecord { meta, ledger, ..TailRecord::default() };
     let sk = [JsValue::from_str(s)];
     seal(out, super::MESSAGE_CHUNKS, &sk, tail.messages.append(messages, LOG))?;
     seal(out, super::COST_CHUNKS, &sk, tail.costs.append(costs, LOG))?;
     tail.append_history(s, history, out)?;
-    let mut lists = HashMap::new();
-    let batch = Batch {
-        roles: roles.iter().enumerate().map(|(i, r)| RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: r.clone() }).collect(),
-        ..Batch::default()
-    };
-    // Known empty lists: appending to them writes no deletions.
-    for r in roles {
-        lists.insert(r.name.clone(), Default::default());
-    }
-    tail.apply(s, &mut lists, &batch, out)?;
-    Ok((tail, lists))
+    let batch = Batch { roles: roles.iter().enumerate().map(|(i, r)| RoleEdit::new_role(i, r)).collect(), ..Batch::default() };
+    tail.apply(s, &batch, &mut Sealed::new(), out)?;
+    Ok(tail)
 }

@@ -7,19 +7,21 @@
 //! records that differ, file versions past the ones saved, cost entries
 //! past the ones saved, and the meta and ledger head when they differ. A
 //! message body or a file version is never rewritten; what is rewritten is
-//! small (a role's id lists, the meta head, the ledger's totals); the history
-//! only grows by the ids appended ([`HistoryEdit`]).
+//! small (a role's head, the meta head, the ledger's totals); the history
+//! and each role's four id lists change by a [`ListEdit`] (a running team
+//! appends: the edit carries the new end only), so a batch's size follows
+//! the change, not the session.
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::core::cost::CostEntry;
 use crate::core::message::{Message, MessageId};
-use crate::core::snapshot::{RoleSnapshot, TeamSnapshot};
+use crate::core::snapshot::{RoleHead, RoleSnapshot, TeamSnapshot};
 
 use super::data::versions_of;
 use crate::core::files::ProjectFiles;
 
-use super::record::{FileVersion, LedgerRecord, MetaHead, RoleRecord, SessionSettings, SessionStatus};
+use super::record::{FileVersion, LedgerRecord, MetaHead, SessionSettings, SessionStatus};
 
 /// Changes to one session, applied together by `Store::commit`. Deletions
 /// (`roles_removed`, `files_removed`, `costs_replaced`) are applied before
@@ -39,8 +41,8 @@ pub struct Batch {
     pub ledger: Option<LedgerRecord>,
     /// Appended to the log (a message already there is left as it is).
     pub messages: Vec<Message>,
-    /// Written whole (new or changed roles).
-    pub roles: Vec<RoleRecord>,
+    /// How each new, changed or moved role changed, in the team's order.
+    pub roles: Vec<RoleEdit>,
     pub roles_removed: Vec<String>,
     /// New versions; with `files_removed` naming the path first when its
     /// saved history is replaced (a file deleted and written again).
@@ -53,37 +55,96 @@ pub struct Batch {
     pub costs_replaced: bool,
 }
 
-/// A change to the history: it becomes its first `keep` ids followed by
-/// `append`. A running team only appends (`keep` is what was saved).
+/// A change to a list of ids (the history, a role's list): it becomes its
+/// first `keep` ids followed by `append`. A running team almost always
+/// appends (`keep` is what was saved).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HistoryEdit {
+pub struct ListEdit {
     pub keep: usize,
     pub append: Vec<MessageId>,
 }
 
-impl HistoryEdit {
-    /// The edit from `saved` to `cur`, `None` when they are equal.
-    pub fn between(saved: &[MessageId], cur: impl ExactSizeIterator<Item = MessageId>) -> Option<Self> {
-        let len = cur.len();
-        let mut keep = 0;
-        let mut append = Vec::new();
-        for (i, id) in cur.enumerate() {
-            if append.is_empty() && saved.get(i) == Some(&id) {
-                keep = i + 1;
-            } else {
-                if append.is_empty() {
-                    append.reserve(len - i);
-                }
-                append.push(id);
-            }
-        }
-        (keep != saved.len() || !append.is_empty()).then_some(HistoryEdit { keep, append })
+/// The history's edit.
+pub type HistoryEdit = ListEdit;
+
+impl ListEdit {
+    /// The edit from `saved` to `cur` (its items read as ids by `id`),
+    /// `None` when they are equal. One pass over their common prefix,
+    /// without allocating; only the new end is copied.
+    pub fn between<T>(saved: &[MessageId], cur: &[T], id: impl Fn(&T) -> MessageId) -> Option<Self> {
+        let keep = saved.iter().zip(cur).take_while(|(s, c)| **s == id(c)).count();
+        (keep != saved.len() || keep != cur.len()).then(|| ListEdit { keep, append: cur[keep..].iter().map(id).collect() })
     }
 
-    /// Applies it to `history`.
-    pub fn apply(&self, history: &mut Vec<MessageId>) {
-        history.truncate(self.keep);
-        history.extend_from_slice(&self.append);
+    /// Applies it to `list` (which must hold `keep` ids at least).
+    pub fn apply(&self, list: &mut Vec<MessageId>) {
+        list.truncate(self.keep);
+        list.extend_from_slice(&self.append);
+    }
+}
+
+/// How one role changed: where it stands in the team, its head when that
+/// changed, and an edit per list that changed. A role the store does not
+/// hold yet comes with its head, and its lists start from empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleEdit {
+    /// Its place in the team's order.
+    pub index: u32,
+    pub name: String,
+    /// Everything but its name and its lists (`None`: as saved).
+    pub head: Option<RoleHead>,
+    /// Per list, in [`RoleSnapshot::lists`]'s order (`None`: as saved).
+    pub lists: [Option<ListEdit>; 4],
+}
+
+/// A role's place in the team's order, as stored.
+pub(crate) fn role_index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+impl RoleEdit {
+    /// `role`, new to the store, at `index` in the team.
+    pub fn new_role(index: usize, role: &RoleSnapshot) -> Self {
+        Self {
+            index: role_index(index),
+            name: role.name.clone(),
+            head: Some(role.head().to_head()),
+            lists: role.lists().map(|list| ListEdit::between(&[], list, |id| *id)),
+        }
+    }
+
+    /// The change from `saved`, which stood at `saved_index`, to `cur` at
+    /// `index` (`None`: none).
+    pub fn between(saved_index: usize, saved: &RoleSnapshot, index: usize, cur: &RoleSnapshot) -> Option<Self> {
+        let head = (saved.head() != cur.head()).then(|| cur.head().to_head());
+        let (old, new) = (saved.lists(), cur.lists());
+        let lists: [Option<ListEdit>; 4] = std::array::from_fn(|k| ListEdit::between(old[k], new[k], |id| *id));
+        (saved_index != index || head.is_some() || lists.iter().any(Option::is_some))
+            .then(|| Self { index: role_index(index), name: cur.name.clone(), head, lists })
+    }
+
+    /// `saved` (`None`: the store holds no such role) with it applied;
+    /// `None` when the role is not saved and it brings no head.
+    pub fn applied(&self, saved: Option<RoleSnapshot>) -> Option<RoleSnapshot> {
+        let mut role = match (saved, &self.head) {
+            (Some(role), _) => role,
+            (None, Some(head)) => RoleSnapshot::from_parts(self.name.clone(), head.clone(), Default::default()),
+            (None, None) => return None,
+        };
+        self.apply(&mut role);
+        Some(role)
+    }
+
+    /// Applies it to `role`, the same role as saved.
+    pub fn apply(&self, role: &mut RoleSnapshot) {
+        if let Some(head) = &self.head {
+            role.set_head(head.clone());
+        }
+        for (edit, list) in self.lists.iter().zip(role.lists_mut()) {
+            if let Some(edit) = edit {
+                edit.apply(list);
+            }
+        }
     }
 }
 
@@ -103,7 +164,7 @@ impl Batch {
         if prev.map(MetaHead::of).as_ref() != Some(&meta) {
             batch.meta = Some(meta);
         }
-        batch.history = HistoryEdit::between(prev.map_or(&[][..], |p| &p.history), cur.history.iter().copied());
+        batch.history = ListEdit::between(prev.map_or(&[][..], |p| &p.history), &cur.history, |id| *id);
         let ledger = LedgerRecord::of(&cur.ledger);
         if prev.map(|p| LedgerRecord::of(&p.ledger)).as_ref() != Some(&ledger) {
             batch.ledger = Some(ledger);
@@ -116,9 +177,11 @@ impl Batch {
             .map(|p| p.roles.iter().enumerate().map(|(i, r)| (r.name.as_str(), (i, r))).collect())
             .unwrap_or_default();
         for (i, role) in cur.roles.iter().enumerate() {
-            if before.get(role.name.as_str()) != Some(&(i, role)) {
-                batch.roles.push(RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() });
-            }
+            let edit = match before.get(role.name.as_str()) {
+                Some(&(j, saved)) => RoleEdit::between(j, saved, i, role),
+                None => Some(RoleEdit::new_role(i, role)),
+            };
+            batch.roles.extend(edit);
         }
         let names: HashSet<&str> = cur.roles.iter().map(|r| r.name.as_str()).collect();
         batch.roles_removed = before.keys().filter(|n| !names.contains(*n)).map(|n| n.to_string()).collect();

@@ -45,6 +45,7 @@ macro_rules! for_each_contract_case {
             import_refuses_newer_schemas_and_broken_files,
             a_lease_refuses_a_second_holder_until_it_expires_or_is_released,
             a_failed_commit_leaves_nothing_half_written,
+            role_lists_cut_emptied_and_grown_load_back,
             app_settings_and_the_remembered_key,
             experiences_are_listed_per_role
         );
@@ -494,6 +495,97 @@ pub async fn a_failed_commit_leaves_nothing_half_written<S: Store + InjectFault>
     assert_eq!(store.list_sessions().await.expect("list").len(), 1);
     let next = create(store, "y", 3_001).await;
     assert_ne!(next.id, record.id);
+}
+
+/// The company's team (Alice, Bob, Alex) with `n` messages in its
+/// history, ids from 1,000 (a chunk of 1 KiB of ids holds ~200 of them),
+/// and no role pointing at any yet.
+fn with_messages(n: u64) -> TeamSnapshot {
+    let llm = ScriptedLlm::new(MODEL, turns());
+    let mut snap = company(&llm).snapshot();
+    while snap.ids.peek() < 1_000 + n {
+        let id = snap.ids.next_id();
+        if id.0 >= 1_000 {
+            snap.messages.push(Message::new(id, format!("message {}", id.0)));
+            snap.history.push(id);
+        }
+    }
+    snap
+}
+
+/// The ids `from..to` (from 1,000 on, as [`with_messages`] made them).
+fn ids(from: u64, to: u64) -> Vec<MessageId> {
+    (1_000 + from..1_000 + to).map(MessageId).collect()
+}
+
+/// Commits the change from `prev` to `cur` and checks it loads back (from
+/// `check`, which may be another connection).
+async fn commit_and_check<S: Store + ?Sized>(store: &S, check: &S, id: &str, prev: &TeamSnapshot, cur: &TeamSnapshot, now: u64, what: &str) {
+    store.commit(id, Batch::between(Some(prev), cur).stamped(now, None)).await.unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(loaded(check, id).await.as_ref(), Some(cur), "{what}: loaded back as committed");
+}
+
+/// A role's lists changed otherwise than at their ends, as a running team
+/// does now and then (its buffer consumed, its memory's newest dropped or
+/// cleared, news replaced), on lists longer than one chunk of ids: each
+/// change commits as an edit and loads back as it was made.
+pub async fn role_lists_cut_emptied_and_grown_load_back<S: Store + ?Sized>(store: &S) {
+    let record = create(store, "edits", 1_000).await;
+    let s0 = {
+        let mut s = with_messages(1_500);
+        let alice = &mut s.roles[0];
+        (alice.memory, alice.buffer, alice.news) = (ids(0, 700), ids(700, 1_000), ids(995, 1_000));
+        s.roles[1].memory = ids(0, 50);
+        s
+    };
+    store.commit(&record.id, Batch::full(&s0).stamped(1_001, None)).await.expect("commit the team");
+    assert_eq!(loaded(store, &record.id).await.as_ref(), Some(&s0));
+
+    let mut s1 = s0.clone();
+    s1.roles[0].memory.pop();
+    s1.roles[0].buffer.clear();
+    s1.roles[1].memory.extend(ids(1_000, 1_250));
+    let batch = Batch::between(Some(&s0), &s1);
+    let alice = &batch.roles[0].lists;
+    assert_eq!((alice[0].as_ref().map(|e| (e.keep, e.append.len())), alice[2].as_ref().map(|e| (e.keep, e.append.len()))), (Some((699, 0)), Some((0, 0))));
+    commit_and_check(store, store, &record.id, &s0, &s1, 1_002, "newest memory dropped, buffer consumed, a memory grown past a chunk").await;
+
+    let mut s2 = s1.clone();
+    s2.roles[0].memory.truncate(150);
+    s2.roles[0].memory.extend(ids(1_250, 1_310));
+    s2.roles[0].news = ids(1_300, 1_302);
+    s2.roles[2].working_memory = ids(0, 400);
+    commit_and_check(store, store, &record.id, &s1, &s2, 1_003, "memory cut into its sealed chunks and grown, news replaced").await;
+
+    let mut s3 = s2.clone();
+    s3.roles[0].memory.clear();
+    s3.roles[0].memory.extend(ids(1_310, 1_320));
+    s3.roles[2].working_memory.truncate(399);
+    s3.roles[2].working_memory.push(MessageId(1_000));
+    commit_and_check(store, store, &record.id, &s2, &s3, 1_004, "memory cleared and grown, the last id replaced").await;
+}
+
+/// The same kind of changes committed by a connection that did not write
+/// or read the session before (`b`), then by the one that did (`a`).
+pub async fn role_list_edits_from_a_connection_that_does_not_know_the_session<S: Store + ?Sized>(a: &S, b: &S) {
+    let record = create(a, "edits", 1_000).await;
+    let mut s0 = with_messages(1_200);
+    (s0.roles[0].memory, s0.roles[0].buffer) = (ids(0, 900), ids(900, 1_100));
+    s0.roles[1].memory = ids(0, 500);
+    a.commit(&record.id, Batch::full(&s0).stamped(1_001, None)).await.expect("a commits the team");
+
+    let mut s1 = s0.clone();
+    s1.roles[0].memory.truncate(300);
+    s1.roles[0].memory.extend(ids(1_100, 1_150));
+    s1.roles[0].buffer.clear();
+    s1.roles[1].memory.truncate(497);
+    commit_and_check(b, a, &record.id, &s0, &s1, 1_002, "cut by a connection that knew nothing of the session").await;
+
+    let mut s2 = s1.clone();
+    s2.roles[0].memory.truncate(10);
+    s2.roles[0].memory.extend(ids(1_150, 1_200));
+    s2.roles[1].memory.extend(ids(1_100, 1_200));
+    commit_and_check(a, b, &record.id, &s1, &s2, 1_003, "cut again by the first connection").await;
 }
 
 pub async fn app_settings_and_the_remembered_key<S: Store + ?Sized>(store: &S) {

@@ -319,8 +319,11 @@ impl Store for MemoryStore {
             for m in &batch.messages {
                 t.put(key(Table::Messages, [s(id), Part::Num(m.id.0)]), m)?;
             }
-            for r in &batch.roles {
-                t.put(key(Table::Roles, [s(id), s(&r.role.name)]), r)?;
+            for edit in &batch.roles {
+                let k = key(Table::Roles, [s(id), s(&edit.name)]);
+                let saved = t.get::<RoleRecord>(&k)?.map(|r| r.role);
+                let role = edit.applied(saved).ok_or_else(|| StoreError::role_not_saved(&edit.name))?;
+                t.put(k, &RoleRecord { index: edit.index, role })?;
             }
             for f in &batch.files {
                 t.put(key(Table::Files, [s(id), s(&f.path), Part::Num(u64::from(f.version))]), f)?;

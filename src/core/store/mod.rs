@@ -46,7 +46,7 @@ mod tests;
 
 use futures::future::LocalBoxFuture;
 
-pub use batch::{Batch, HistoryEdit};
+pub use batch::{Batch, HistoryEdit, ListEdit, RoleEdit};
 pub use data::{file_versions, SessionData};
 pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FORMAT};
 pub use memory::MemoryStore;
@@ -87,6 +87,12 @@ impl StoreError {
     /// Refusal to keep a key the user did not ask to remember.
     pub fn remember_key_off() -> Self {
         StoreError::Other("the API key is kept on this device only when \"remember my key\" is ticked".into())
+    }
+
+    /// A batch changes a role the session does not hold, without bringing
+    /// the role's head (a batch made against another state of the store).
+    pub(crate) fn role_not_saved(role: &str) -> Self {
+        StoreError::Corrupt(format!("a change to the role \"{role}\", which is not saved"))
     }
 
     pub(crate) fn corrupt(what: &str, e: impl std::fmt::Display) -> Self {

@@ -34,6 +34,13 @@ fn memory_two_handles_share_one_database() {
 }
 
 #[test]
+fn memory_role_list_edits_from_a_handle_that_does_not_know_the_session() {
+    let a = MemoryStore::default();
+    let b = a.clone();
+    block_on(contract::role_list_edits_from_a_connection_that_does_not_know_the_session(&a, &b));
+}
+
+#[test]
 fn a_store_is_usable_as_a_trait_object() {
     let store: std::rc::Rc<dyn Store> = std::rc::Rc::new(MemoryStore::default());
     block_on(contract::sessions_are_created_listed_renamed_and_deleted(&*store));
@@ -130,7 +137,7 @@ fn the_diff_of_roles_writes_changed_and_moved_roles_and_removes_gone_ones() {
     cur.roles[0].state = 0; // A changed
     cur.roles.remove(1); // B gone, so C moves to index 1
     let b = Batch::between(Some(&prev), &cur);
-    let written: Vec<(u32, &str)> = b.roles.iter().map(|r| (r.index, r.role.name.as_str())).collect();
+    let written: Vec<(u32, &str)> = b.roles.iter().map(|r| (r.index, r.name.as_str())).collect();
     assert_eq!(written, [(0, "A"), (1, "C")]);
     assert_eq!(b.roles_removed, ["B"]);
 }
@@ -307,4 +314,99 @@ fn the_tracker_finds_a_role_changed_in_any_one_field() {
     }
     let unchanged = Tracker::new(Some(&base)).changes(&OwnedFrame::of(&base).expect("frame").frame(&base));
     assert!(unchanged.batch.is_empty(), "{:?}", unchanged.batch);
+}
+
+/// A pipeline of five roles (R0 watches the user, Rk Stage(k-1)) restored
+/// with `n` messages: message i is stage i % 5's, and role k remembers
+/// its own stage's messages and its predecessor's (~2n/5 ids each); its
+/// buffer and news hold the last of its predecessor's.
+fn long_team(n: u64) -> Team {
+    use crate::core::action::AskAction;
+    use crate::core::message::USER_REQUIREMENT;
+    use crate::core::role::{Role, RoleSpec};
+    let mut team = empty_team();
+    team.hire((0..5).map(|k| {
+        let watch = if k == 0 { USER_REQUIREMENT.to_string() } else { format!("Stage{}", k - 1) };
+        Role::new(
+            RoleSpec::new(&format!("R{k}"), &format!("Stage{k}")).watch([watch]),
+            vec![std::rc::Rc::new(AskAction::new(&format!("Stage{k}"), "Do it."))],
+        )
+    }));
+    let mut snap = team.snapshot();
+    for id in 1..=n {
+        snap = with_message(snap, id);
+        snap.ids.next_id();
+    }
+    for (k, role) in snap.roles.iter_mut().enumerate() {
+        let (own, before) = (k as u64, (k as u64 + 4) % 5);
+        role.memory = (1..=n).filter(|i| i % 5 == own || i % 5 == before).map(MessageId).collect();
+        let last = (1..=n).rev().find(|i| i % 5 == before).map(MessageId);
+        role.buffer = last.into_iter().collect();
+        role.news = role.buffer.clone();
+        role.latest_observed = last;
+    }
+    team.restore(snap).expect("restore");
+    team
+}
+
+/// At 10,000 messages a checkpoint's batch carries what changed, not the
+/// session: the history's new id, and per changed role only its lists'
+/// new ends (or a cut, when a list was consumed), each list that did not
+/// change left out. It is the batch of the two snapshots' diff, and once
+/// committed the tracker holds the team as it is.
+#[test]
+fn a_checkpoint_at_ten_thousand_messages_carries_only_the_new_ends() {
+    use crate::core::store::{ListEdit, RoleEdit};
+    let mut team = long_team(10_000);
+    let saved = team.snapshot();
+    assert!(saved.roles.iter().all(|r| r.memory.len() >= 3_999), "every role remembers thousands of messages");
+    let mut tracker = Tracker::new(Some(&saved));
+    let edit = |keep: usize, append: &[u64]| Some(ListEdit { keep, append: append.iter().copied().map(MessageId).collect() });
+
+    // A user message (every role's buffer grows) and R1 remembers a
+    // message it had not.
+    let said = team.publish_user_message("more", &[]);
+    let old = team.env.history()[11].clone();
+    team.env.role_mut("R1").expect("R1").state.memory.add(old.clone());
+    let changes = team.with_frame(|frame| tracker.changes(frame));
+    let batch = &changes.batch;
+    assert_eq!(batch.history, edit(10_000, &[said.id.0]));
+    assert_eq!(batch.messages, [(*said).clone()], "only the new message");
+    let r1_memory = saved.roles[1].memory.len();
+    let want: Vec<RoleEdit> = (0..5)
+        .map(|k| RoleEdit {
+            index: k,
+            name: format!("R{k}"),
+            head: None,
+            lists: [(k == 1).then(|| edit(r1_memory, &[old.id.0])).flatten(), None, edit(1, &[said.id.0]), None],
+        })
+        .collect();
+    assert_eq!(batch.roles, want, "per role only the lists' new ends");
+    let now = team.snapshot();
+    assert_eq!(*batch, Batch::between(Some(&saved), &now));
+    let mut applied = saved.roles.clone();
+    for e in &batch.roles {
+        e.apply(&mut applied[e.index as usize]);
+    }
+    assert_eq!(applied, now.roles, "the edits applied to the saved roles are the live ones");
+    tracker.committed(changes.pending);
+    assert!(team.with_frame(|frame| tracker.changes(frame)).batch.is_empty(), "the tracker holds the team as it is");
+
+    // Not appends: R0's buffer consumed, R2 forgets its newest memory, R3
+    // decides something (its head changes).
+    let taken = team.env.world.post.borrow_mut().take("R0");
+    assert_eq!(taken.len(), 2);
+    team.env.role_mut("R2").expect("R2").state.memory.pop_newest();
+    team.env.role_mut("R3").expect("R3").state.state = 0;
+    let changes = team.with_frame(|frame| tracker.changes(frame));
+    let r2_memory = saved.roles[2].memory.len();
+    let r3_head = now.roles[3].head().to_head();
+    let want = vec![
+        RoleEdit { index: 0, name: "R0".into(), head: None, lists: [None, None, edit(0, &[]), None] },
+        RoleEdit { index: 2, name: "R2".into(), head: None, lists: [edit(r2_memory - 1, &[]), None, None, None] },
+        RoleEdit { index: 3, name: "R3".into(), head: Some(crate::core::snapshot::RoleHead { state: 0, ..r3_head }), lists: Default::default() },
+    ];
+    assert_eq!(changes.batch.roles, want);
+    assert!(changes.batch.messages.is_empty() && changes.batch.history.is_none());
+    assert_eq!(changes.batch, Batch::between(Some(&now), &team.snapshot()));
 }

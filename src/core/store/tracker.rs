@@ -2,15 +2,18 @@
 //! memory so each checkpoint hands the store only what changed since,
 //! read straight from the live team (a [`Frame`]) without composing a
 //! snapshot or diffing two of them. A checkpoint then costs in proportion
-//! to the change (plus a pass over ids), not to the session: the messages
-//! already saved are known by id, the history by the ids saved, the cost
-//! entries by their count, each role by its saved record, the files by
-//! their saved versions.
+//! to the change (plus one pass over the roles' ids), not to the session:
+//! the messages already saved are known by id, each role by its saved
+//! record, whose lists are compared with the live ones in place (nothing
+//! copied but their new ends), the files by their saved versions.
 //!
 //! It computes the same batch as `Batch::between(saved, compose(frame))`,
-//! messages in id order (`tracker_tests` checks it over whole team runs),
-//! with one shortcut: the cost ledger only grows, so its saved entries are
-//! checked by their count and the last one, not compared one by one.
+//! messages in id order (`checkpoint_tests` checks it at every checkpoint
+//! of whole team runs), with two shortcuts for what only grows in a
+//! running team: the cost ledger's saved entries are checked by their
+//! count and the last one, and so is the history (the post office only
+//! appends to it; a restored team gets a new tracker), not compared one by
+//! one.
 
 use crate::core::cost::CostEntry;
 use crate::core::fast_hash::FastSet;
@@ -18,8 +21,8 @@ use crate::core::files::ProjectFiles;
 use crate::core::message::{MessageId, MessageRef};
 use crate::core::snapshot::{Frame, RoleSnapshot, TeamSnapshot};
 
-use super::batch::{diff_files, Batch, HistoryEdit};
-use super::record::{LedgerRecord, MetaHead, RoleRecord};
+use super::batch::{diff_files, role_index, Batch, HistoryEdit, ListEdit, RoleEdit};
+use super::record::{LedgerRecord, MetaHead};
 
 /// What the store holds of one session's team.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +32,7 @@ pub struct Tracker {
     costs: usize,
     last_cost: Option<CostEntry>,
     history: Vec<MessageId>,
+    /// In the team's order (a role's place is its index).
     roles: Vec<RoleSnapshot>,
     messages: Ids,
     files: ProjectFiles,
@@ -38,29 +42,6 @@ pub struct Tracker {
 /// counter, so SipHash's flood resistance buys nothing here).
 type Ids = FastSet<MessageId>;
 
-/// How many leading ids of `list` are `saved`'s.
-fn common_prefix(saved: &[MessageId], list: &[MessageId]) -> usize {
-    saved.iter().zip(list).take_while(|(a, b)| a == b).count()
-}
-
-/// `a == b`, the cheap differences first: the lists' lengths before
-/// their contents (a role's buffer changes on every message it is sent,
-/// while its memory, thousands of ids long, mostly does not).
-fn same_role(a: &RoleSnapshot, b: &RoleSnapshot) -> bool {
-    // Every field named: a new one must be compared here too.
-    let RoleSnapshot { name, memory: _, working_memory: _, buffer: _, news: _, state, latest_observed, pending, progress, plan, journal } = a;
-    let (la, lb) = (a.lists(), b.lists());
-    la.iter().zip(&lb).all(|(x, y)| x.len() == y.len())
-        && *state == b.state
-        && *latest_observed == b.latest_observed
-        && *pending == b.pending
-        && *name == b.name
-        && *progress == b.progress
-        && *plan == b.plan
-        && *journal == b.journal
-        && la == lb
-}
-
 /// A batch, and what the tracker learns once it is committed.
 #[derive(Debug)]
 pub struct Changes {
@@ -68,14 +49,16 @@ pub struct Changes {
     pub pending: Pending,
 }
 
-/// What the store will hold once a batch is committed.
+/// What the store will hold once a batch is committed: the batch's
+/// changes, kept to be applied to what the tracker holds.
 #[derive(Debug)]
 pub struct Pending {
     meta: Option<MetaHead>,
     ledger: Option<LedgerRecord>,
     costs: (usize, Option<CostEntry>),
     history: Option<HistoryEdit>,
-    roles: Vec<RoleSnapshot>,
+    roles: Vec<RoleEdit>,
+    roles_removed: Vec<String>,
     messages: Vec<MessageId>,
     files: Option<ProjectFiles>,
 }
@@ -121,29 +104,49 @@ impl Tracker {
         let ledger = (self.ledger.as_ref() != Some(&ledger)).then_some(ledger);
         batch.ledger = ledger.clone();
 
-        batch.history = HistoryEdit::between(&self.history, frame.history.iter().map(|m| m.id));
+        batch.history = self.history_edit(frame.history);
         if let Some(edit) = &batch.history {
             add_new(&frame.history[edit.keep..], &mut batch);
         }
 
-        let roles: Vec<RoleSnapshot> = frame.roles.iter().map(|r| r.snapshot()).collect();
-        for (i, (role, live)) in roles.iter().zip(&frame.roles).enumerate() {
-            if !self.roles.get(i).is_some_and(|saved| same_role(saved, role)) {
-                batch.roles.push(RoleRecord { index: u32::try_from(i).unwrap_or(u32::MAX), role: role.clone() });
-                // What the saved record already pointed to is saved: only
-                // the lists' new ends are looked at (memories only grow).
-                let saved = self.roles.get(i).filter(|r| r.name == role.name);
-                let ids = role.lists();
-                for (k, list) in live.lists().into_iter().enumerate() {
-                    let from = saved.map_or(0, |saved| common_prefix(saved.lists()[k], ids[k]));
-                    add_new(&list[from..], &mut batch);
+        for (i, live) in frame.roles.iter().enumerate() {
+            // The saved role of that name: at the same place, unless the
+            // team's roles moved.
+            let at = match self.roles.get(i) {
+                Some(saved) if saved.name == live.name => Some(i),
+                _ => self.roles.iter().position(|saved| saved.name == live.name),
+            };
+            let lists = live.lists();
+            let edit = match at.map(|j| (j, &self.roles[j])) {
+                Some((j, saved)) => {
+                    let head = (saved.head() != live.head()).then(|| live.head().to_head());
+                    let old = saved.lists();
+                    let edits: [Option<ListEdit>; 4] = std::array::from_fn(|k| ListEdit::between(old[k], lists[k], |m| m.id));
+                    (j != i || head.is_some() || edits.iter().any(Option::is_some))
+                        .then(|| RoleEdit { index: role_index(i), name: live.name.to_string(), head, lists: edits })
                 }
+                None => Some(RoleEdit {
+                    index: role_index(i),
+                    name: live.name.to_string(),
+                    head: Some(live.head().to_head()),
+                    lists: lists.map(|list| ListEdit::between(&[], list, |m| m.id)),
+                }),
+            };
+            if let Some(edit) = edit {
+                // What the saved lists already pointed to is saved: only
+                // their new ends are looked at.
+                for (list, e) in lists.iter().zip(&edit.lists) {
+                    if let Some(e) = e {
+                        add_new(&list[e.keep..], &mut batch);
+                    }
+                }
+                batch.roles.push(edit);
             }
         }
         batch.roles_removed = self
             .roles
             .iter()
-            .filter(|saved| !roles.iter().any(|r| r.name == saved.name))
+            .filter(|saved| !frame.roles.iter().any(|r| r.name == saved.name))
             .map(|r| r.name.clone())
             .collect();
         crate::core::sort::sort_by(&mut batch.roles_removed, Ord::cmp);
@@ -167,11 +170,25 @@ impl Tracker {
             ledger,
             costs,
             history: batch.history.clone(),
-            roles,
+            roles: batch.roles.clone(),
+            roles_removed: batch.roles_removed.clone(),
             messages: batch.messages.iter().map(|m| m.id).collect(),
             files,
         };
         Changes { batch, pending }
+    }
+
+    /// How the history changed: the saved ids and their new end when the
+    /// live history is at least as long and holds the last saved id where
+    /// it was saved (it only grows), else compared id by id.
+    fn history_edit(&self, live: &[MessageRef]) -> Option<HistoryEdit> {
+        let n = self.history.len();
+        let grown = live.len() >= n && (n == 0 || live[n - 1].id == self.history[n - 1]);
+        if grown {
+            (live.len() > n).then(|| ListEdit { keep: n, append: live[n..].iter().map(|m| m.id).collect() })
+        } else {
+            ListEdit::between(&self.history, live, |m| m.id)
+        }
     }
 
     /// The batch `pending` came with is in the store now.
@@ -186,7 +203,34 @@ impl Tracker {
         if let Some(edit) = &pending.history {
             edit.apply(&mut self.history);
         }
-        self.roles = pending.roles;
+        let in_place = pending.roles_removed.is_empty()
+            && pending.roles.iter().all(|e| self.roles.get(e.index as usize).is_some_and(|r| r.name == e.name));
+        if in_place {
+            for edit in &pending.roles {
+                edit.apply(&mut self.roles[edit.index as usize]);
+            }
+        } else {
+            // Roles gone, new or moved: each keeps its place unless the
+            // batch gives it another.
+            let mut roles: Vec<(u32, RoleSnapshot)> = std::mem::take(&mut self.roles)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, r)| !pending.roles_removed.contains(&r.name))
+                .map(|(i, r)| (role_index(i), r))
+                .collect();
+            for edit in &pending.roles {
+                match roles.iter().position(|(_, r)| r.name == edit.name) {
+                    Some(at) => {
+                        edit.apply(&mut roles[at].1);
+                        roles[at].0 = edit.index;
+                    }
+                    // A role new to the store always brings its head.
+                    None => roles.extend(edit.applied(None).map(|r| (edit.index, r))),
+                }
+            }
+            crate::core::sort::sort_by_key(&mut roles, |(i, _)| *i);
+            self.roles = roles.into_iter().map(|(_, r)| r).collect();
+        }
         self.messages.extend(pending.messages);
         if let Some(files) = pending.files {
             self.files = files;
