@@ -664,17 +664,25 @@ async fn a_claimed_commit_overtaken_by_another_connection_is_made_again() {
     b.close();
 }
 
+/// Two connections to a fresh database (its name first) and a session
+/// (its id last) that `a` holds the lease of until 10,001 and has made one
+/// claimed commit to (message 1 at 2).
+async fn claimed_by_a(case: &str) -> (String, IdbStore, IdbStore, String) {
+    let (name, a, b) = two_connections(case).await;
+    let id = new_session(&a).await;
+    a.acquire_lock(&id, "tab-a", 1, 10_000).await.expect("a holds it until 10,001");
+    a.commit(&id, append_one(1, 2, Some("tab-a"))).await.expect("a writes");
+    assert!(a.last_commit().claimed);
+    (name, a, b, id)
+}
+
 /// A tab whose lease ran out while it thought it had long to go (its clock
 /// behind the other tab's, or its commit delayed) makes a claimed commit
 /// after another tab took the lease over: the taking-over was a claim, so
 /// the commit is made again from the database, which refuses it.
 #[wasm_bindgen_test]
 async fn a_claimed_commit_after_another_tab_took_the_lease_is_refused() {
-    let (_, a, b) = two_connections("claimed-take-over").await;
-    let id = new_session(&a).await;
-    a.acquire_lock(&id, "tab-a", 1, 10_000).await.expect("a holds it until 10,001");
-    a.commit(&id, append_one(1, 2, Some("tab-a"))).await.expect("a writes");
-    assert!(a.last_commit().claimed);
+    let (_, a, b, id) = claimed_by_a("claimed-take-over").await;
     b.acquire_lock(&id, "tab-b", 20_000, 10_000).await.expect("b takes it once it ran out");
     let late = a.commit(&id, append_one(2, 3, Some("tab-a"))).await;
     assert_eq!(late, Err(StoreError::Locked { by: "tab-b".into() }), "a learns of b's lease");
@@ -732,11 +740,7 @@ async fn a_v4_database_is_migrated_to_claims_and_resumes() {
 /// lease ran out is not written back (deleting removes the claims).
 #[wasm_bindgen_test]
 async fn a_commit_after_its_lease_ran_out_does_not_write_a_deleted_session_back() {
-    let (name, a, b) = two_connections("deleted-after-lease").await;
-    let id = new_session(&a).await;
-    a.acquire_lock(&id, "tab-a", 1, 10_000).await.expect("a holds it until 10,001");
-    a.commit(&id, append_one(1, 2, Some("tab-a"))).await.expect("a writes");
-    assert!(a.last_commit().claimed);
+    let (name, a, b, id) = claimed_by_a("deleted-after-lease").await;
     assert_eq!(b.delete_session(&id, 3).await, Err(StoreError::Locked { by: "tab-a".into() }), "not while a's lease runs");
     b.delete_session(&id, 10_002).await.expect("b deletes it once the lease ran out");
     assert_eq!(a.commit(&id, append_one(2, 10_003, Some("tab-a"))).await, Err(StoreError::NotFound(id.clone())));
