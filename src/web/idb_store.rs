@@ -444,12 +444,14 @@ impl IdbStore {
         row.map(|row| Ok((json_of(&row).ok_or_else(|| StoreError::Corrupt("a saved row has no data".into()))?, stamp_of(&row)))).transpose()
     }
 
-    /// Makes the session's next claim after `old` (read in this
-    /// transaction) and writes the session row (`json`, its record) with
-    /// it, so that a commit of any connection that knew the session before
-    /// finds it changed; the new claim count.
-    fn restamp(&self, tx: &IdbTransaction, w: &mut Writes<'_>, id: &str, json: &str, old: u64) -> Result<u64, StoreError> {
-        w.claim(&object_store(tx, CLAIMS)?, id, old + 1, false)?;
+    /// Makes the session's next claim after `old` and writes the session
+    /// row (`json`, its record) with it, so that a commit of any connection
+    /// that knew the session before finds it changed; the new claim count.
+    /// The claim is put when `old` was read in this transaction (or is
+    /// checked against what it read), added when only its add checks it
+    /// (`only_new`: it fails if another connection made it first).
+    fn restamp(&self, tx: &IdbTransaction, w: &mut Writes<'_>, id: &str, json: &str, old: u64, only_new: bool) -> Result<u64, StoreError> {
+        w.claim(&object_store(tx, CLAIMS)?, id, old + 1, only_new)?;
         w.put(&object_store(tx, SESSIONS)?, &session_raw(id, json, old + 1)?)?;
         Ok(old + 1)
     }
@@ -590,16 +592,13 @@ impl IdbStore {
                 }
                 record
             };
-            let claims = object_store(&tx, CLAIMS)?;
             let issued_ms;
-            match (row, known.session.take()) {
+            let (record, n) = match (row, known.session.take()) {
                 (row, Some(record)) => {
                     // Written as known; a claimed commit is checked by its
                     // claim, a checked one against the session row.
                     let record = update(record);
-                    let n = known.claims + 1;
-                    w.claim(&claims, id, n, claimed)?;
-                    w.put(&sessions, &session_value(id, &record, n)?)?;
+                    let n = self.restamp(&tx, &mut w, id, &to_json(&record)?, known.claims, claimed)?;
                     issued_ms = performance_now();
                     if let Some(row) = row {
                         let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
@@ -607,19 +606,18 @@ impl IdbStore {
                             return Ok(None);
                         }
                     }
-                    (known.session, known.claims) = (Some(record), n);
+                    (record, n)
                 }
                 (Some(row), None) => {
                     let row = found(self.outcome(row).await?).ok_or_else(|| StoreError::NotFound(id.to_string()))?;
                     let record = update(parse_row(&row)?);
-                    let n = stamp_of(&row) + 1;
-                    w.claim(&claims, id, n, false)?;
-                    w.put(&sessions, &session_value(id, &record, n)?)?;
+                    let n = self.restamp(&tx, &mut w, id, &to_json(&record)?, stamp_of(&row), false)?;
                     issued_ms = performance_now();
-                    (known.session, known.claims) = (Some(record), n);
+                    (record, n)
                 }
                 (None, None) => unreachable!("a claimed commit knows the session record"),
-            }
+            };
+            (known.session, known.claims) = (Some(record), n);
             if let Some(holder) = &batch.holder {
                 if let Some(lock) = lock {
                     known.lock = Some(found(self.outcome(lock).await?).map(|r| parse_row(&r)).transpose()?);
@@ -1047,7 +1045,7 @@ impl Store for IdbStore {
                 let (mut record, old) = self.stamped_session_row(&tx, id).await?;
                 record.title = title.to_string();
                 record.updated_ms = now_ms;
-                let new = self.restamp(&tx, &mut w, id, &to_json(&record)?, old)?;
+                let new = self.restamp(&tx, &mut w, id, &to_json(&record)?, old, false)?;
                 Ok((record, old, new))
             }
             .await;
@@ -1160,7 +1158,7 @@ impl Store for IdbStore {
                 }
                 let lock = LockRecord { holder: holder.to_string(), expires_ms: now_ms.saturating_add(ttl_ms) };
                 w.put(&object_store(&tx, LOCKS)?, &session_keyed(id, &lock)?)?;
-                let new = self.restamp(&tx, &mut w, id, &json, old)?;
+                let new = self.restamp(&tx, &mut w, id, &json, old, false)?;
                 Ok((lock, old, new))
             }
             .await;
@@ -1179,7 +1177,7 @@ impl Store for IdbStore {
                     Some(lock) if lock.holder == holder => {
                         w.delete(&object_store(&tx, LOCKS)?, &JsValue::from_str(id))?;
                         match self.raw_session_row(&tx, id).await? {
-                            Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json, old)?))),
+                            Some((json, old)) => Ok(Some((old, self.restamp(&tx, &mut w, id, &json, old, false)?))),
                             None => Ok(None),
                         }
                     }
