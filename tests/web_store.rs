@@ -537,9 +537,15 @@ async fn a_v3_database_is_migrated_to_tails_and_resumes() {
     .await;
     store.close();
     // A new connection reads it all from the database.
-    let store = IdbStore::open(&name).await.expect("open");
+    assert_reopened(&name, &team, "the whole team, roles included").await;
+}
+
+/// A new connection to database `name` loads session "s1" as `team`'s
+/// snapshot.
+async fn assert_reopened(name: &str, team: &Team, what: &str) {
+    let store = IdbStore::open(name).await.expect("open");
     let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
-    assert_eq!(resumed, Some(team.snapshot()), "the whole team, roles included");
+    assert_eq!(resumed, Some(team.snapshot()), "{what}");
     store.close();
 }
 
@@ -729,10 +735,7 @@ async fn a_v4_database_is_migrated_to_claims_and_resumes() {
     assert!(store.last_commit().claimed && store.last_commit().from_known);
     store.close();
     assert_eq!(rows_in(&name, "claims").await, 41, "the lease and forty commits");
-    let store = IdbStore::open(&name).await.expect("open");
-    let resumed = store.load_session("s1").await.expect("load").snapshot().expect("consistent");
-    assert_eq!(resumed, Some(team.snapshot()), "the whole team");
-    store.close();
+    assert_reopened(&name, &team, "the whole team").await;
 }
 
 /// A commit whose lease has run out by its own clock is not claimed: it
