@@ -11,7 +11,8 @@
 #
 # Usage: build-split.sh OUT_DIR [release|debug]. Trunk runs it as a
 # pre_build hook (Trunk.toml) into target/split-site/app/, which index.html
-# copies to dist/app/. Needs the tools scripts/setup.sh installs.
+# copies to dist/app/ (renamed app-<content hash>/ by the post-build hook,
+# scripts/content-version.mjs). Needs the tools scripts/setup.sh installs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:?usage: build-split.sh OUT_DIR [release|debug]}"

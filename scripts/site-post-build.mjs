@@ -16,12 +16,17 @@
 //    and the snippets (esbuild, ~3.5 KB gzip), and puts new hashes in any
 //    integrity attribute that names them. (Trunk's own `minify` does the
 //    HTML and CSS.)
+// 4. Names the app's folder after its content: `app/` becomes
+//    `app-<hash>/` (scripts/content-version.mjs) and index.html points
+//    there, so the folder can be cached for ever; before the policy's
+//    hash is taken, since the loader script names the folder.
 //
 // Deliberately nothing else: no bundling.
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { versionFolder } from './content-version.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR || process.argv[2];
@@ -113,7 +118,14 @@ async function minifyStartup() {
   writeFileSync(file, html);
 }
 
+function versionApp() {
+  const file = join(staging, 'index.html');
+  const { html } = versionFolder(staging, 'app', readFileSync(file, 'utf8'));
+  writeFileSync(file, html);
+}
+
 copyMermaid();
 copyHighlight();
 await minifyStartup();
+versionApp();
 fillPolicy();

@@ -4,7 +4,11 @@
 // and retried by the next click.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, cspViolations } from './harness.mjs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSite, cspViolations, root } from './harness.mjs';
+import { versionedName } from '../../scripts/content-version.mjs';
 
 let env;
 before(async () => {
@@ -40,8 +44,35 @@ const wasmTimes = (page) => page.evaluate(() => ({
   heading: window.__firstHeading,
   wasm: performance.getEntriesByType('resource')
     .filter((r) => r.name.endsWith('.wasm'))
-    .map((r) => ({ name: new URL(r.name).pathname.split('/').pop(), start: r.startTime })),
+    .map((r) => ({ name: new URL(r.name).pathname.split('/').pop(), dir: new URL(r.name).pathname.split('/').slice(-2)[0], start: r.startTime })),
 }));
+
+test('the app is served from a folder named after its content, which a change renames', async () => {
+  const dist = join(root, 'dist');
+  const folders = readdirSync(dist).filter((n) => n.startsWith('app'));
+  assert.equal(folders.length, 1, `one app folder in dist/: ${folders}`);
+  const [folder] = folders;
+  assert.match(folder, /^app-[0-9a-f]{12}$/);
+  assert.equal(versionedName(join(dist, folder), 'app'), folder, 'the name is the hash of what it holds');
+  const { context, page } = await open();
+  const html = await (await page.request.get(env.site.url)).text();
+  assert.ok(!html.includes('./app/'), 'index.html names no unversioned folder');
+  assert.ok(html.includes(`./${folder}/tabteam-site.js`), 'index.html loads the versioned glue');
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/split_run.wasm')), null, { timeout: 15000 });
+  const { wasm } = await wasmTimes(page);
+  assert.deepEqual([...new Set(wasm.map((w) => w.dir))], [folder], `every wasm module from ${folder}: ${JSON.stringify(wasm)}`);
+  await context.close();
+  // One byte changed anywhere in the folder gives it another name.
+  const copy = mkdtempSync(join(tmpdir(), 'tabteam-version-'));
+  try {
+    cpSync(join(dist, folder), copy, { recursive: true });
+    assert.equal(versionedName(copy, 'app'), folder);
+    writeFileSync(join(copy, '__wasm_split.js'), '// changed\n', { flag: 'a' });
+    assert.notEqual(versionedName(copy, 'app'), folder);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
 
 test('the first render needs only the start-up module; the run module follows it', async () => {
   const { context, page, errors } = await open();
