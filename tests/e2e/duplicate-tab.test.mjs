@@ -8,43 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
+import { IDEA, startRun as start, waitForStatus as waitOn, finalState, waitFor, referenceRun } from './company-run.mjs';
 
 const env = useSiteAndLlm();
+const startRun = (page, model) => start(env, page, model);
+const waitForStatus = (page, pattern, name, timeout) => waitOn(page, pattern, { shot: `duplicate-${name}`, timeout });
 
-const IDEA = 'A 2048 game in HTML and JavaScript';
 const TAB_KEY = 'tabteam.tab';
-
-async function startRun(page, model) {
-  await configure(page, env.llm, model, { rounds: 20 });
-  await page.getByLabel('Your idea').fill(IDEA);
-  await page.getByTestId('start').click();
-}
-
-async function waitForStatus(page, pattern, name, timeout = 30000) {
-  try {
-    await page.getByTestId('status').filter({ hasText: pattern }).waitFor({ timeout });
-  } catch (e) {
-    await screenshot(page, `duplicate-${name}-failed`);
-    throw new Error(`status never matched ${pattern}: "${await page.getByTestId('status').textContent().catch(() => '?')}"`);
-  }
-}
-
-/** What a finished run shows: the conversation, the plan, the files. */
-async function finalState(page) {
-  const entries = await page.locator('[data-testid=conversation] article').evaluateAll((articles) =>
-    articles.map((a) => a.innerText.replace(/\s+/g, ' ').trim()));
-  const plan = (await page.getByTestId('plan').innerText()).replace(/\s+/g, ' ');
-  const files = (await page.getByTestId('files').innerText()).replace(/\s+/g, ' ');
-  return { entries, plan, files };
-}
-
-async function waitFor(condition, what, timeout = 15000) {
-  const end = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const holderOf = (page) => page.evaluate((key) => sessionStorage.getItem(key), TAB_KEY);
 
@@ -69,15 +39,7 @@ function rawRows(page, name) {
 let reference;
 
 test('an uninterrupted run, for reference', async () => {
-  const model = 'e2e-duplicate-reference';
-  await script(env.llm, model, companyTurns());
-  const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await startRun(page, model);
-  await waitForStatus(page, 'Done', 'reference');
-  reference = await finalState(page);
-  assert.ok(reference.entries.length > 8, 'a real conversation');
-  assert.deepEqual(problems, []);
-  await context.close();
+  reference = await referenceRun(env, 'e2e-duplicate-reference');
 });
 
 test('a duplicated tab finds the running session held by its original, which runs on undisturbed', async () => {

@@ -10,34 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
+import { IDEA, startRun as start, waitForStatus as waitOn, finalState, waitFor, referenceRun } from './company-run.mjs';
 
 const env = useSiteAndLlm();
-
-const IDEA = 'A 2048 game in HTML and JavaScript';
-
-async function startRun(page, model) {
-  await configure(page, env.llm, model, { rounds: 20 });
-  await page.getByLabel('Your idea').fill(IDEA);
-  await page.getByTestId('start').click();
-}
-
-async function waitForStatus(page, pattern, timeout = 30000) {
-  try {
-    await page.getByTestId('status').filter({ hasText: pattern }).waitFor({ timeout });
-  } catch (e) {
-    await screenshot(page, 'sessions-failed');
-    throw new Error(`status never matched ${pattern}: "${await page.getByTestId('status').textContent().catch(() => '?')}"`);
-  }
-}
-
-/** What a finished run shows: the conversation (abandoned answers left out), the plan, the files. */
-async function finalState(page) {
-  const entries = await page.locator('[data-testid=conversation] article').evaluateAll((articles) =>
-    articles.map((a) => a.innerText.replace(/\s+/g, ' ').trim()).filter((t) => !t.includes('abandoned when the tab closed')));
-  const plan = (await page.getByTestId('plan').innerText()).replace(/\s+/g, ' ');
-  const files = (await page.getByTestId('files').innerText()).replace(/\s+/g, ' ');
-  return { entries, plan, files };
-}
+const startRun = (page, model) => start(env, page, model);
+const waitForStatus = (page, pattern, timeout) => waitOn(page, pattern, { shot: 'sessions', timeout });
 
 /** Reload the page, check the session comes back interrupted, give the key again and resume. */
 async function reloadAndResume(page, name) {
@@ -50,14 +27,6 @@ async function reloadAndResume(page, name) {
   await page.getByTestId('resume').click();
 }
 
-async function waitFor(condition, what, timeout = 15000) {
-  const end = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The requests seen for `model`: their messages (comparable) and whether the page went away first. */
 async function bodies(model) {
   return (await requests(env.llm, model)).map((e) => ({ messages: JSON.stringify(e.messages), cut: e.client_closed_early }));
@@ -66,16 +35,7 @@ async function bodies(model) {
 let reference;
 
 test('an uninterrupted run, for reference', async () => {
-  const model = 'e2e-sessions-reference';
-  await script(env.llm, model, companyTurns());
-  const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await startRun(page, model);
-  await waitForStatus(page, 'Done');
-  reference = await finalState(page);
-  assert.ok(reference.entries.length > 8, 'a real conversation');
-  await page.locator('[data-testid=session][data-status=finished]').first().waitFor();
-  assert.deepEqual(problems, []);
-  await context.close();
+  reference = await referenceRun(env, 'e2e-sessions-reference');
 });
 
 /**
