@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 app=$(find dist -maxdepth 1 -type d -name 'app-*')
 [ "$(echo "$app" | wc -w)" = 1 ] || { echo "bundle-size: expected one dist/app-<hash>/, found: ${app:-none}" >&2; exit 1; }
 total=0
-# wasm-bindgen snippets (dist/snippets/) load with the glue at start-up.
+# wasm-bindgen snippets (app-<hash>/snippets/) load with the glue at start-up.
 for f in $app/tabteam-site_bg.wasm $app/*.js $(find $app/snippets -name "*.js" 2>/dev/null); do
   n=$(gzip -9 -c "$f" | wc -c)
   printf '%-50s %8d raw %8d gzip\n' "${f#dist/}" "$(wc -c < "$f")" "$n"

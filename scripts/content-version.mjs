@@ -8,17 +8,19 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** Every file under `dir`, as paths relative to it with `/`, sorted. */
-function files(dir, under = dir) {
-  return readdirSync(under, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(dir, join(under, e.name)) : [relative(dir, join(under, e.name)).split('\\').join('/')]))
-    .sort();
+/** Every file under `dir` (recursively), as full paths. */
+export function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    return e.isDirectory() ? filesUnder(path) : [path];
+  });
 }
 
 /** The versioned name of folder `dir` whose plain name is `base`: `base-` and 12 hex digits of SHA-256. */
 export function versionedName(dir, base) {
   const hash = createHash('sha256');
-  for (const path of files(dir)) {
+  const paths = filesUnder(dir).map((path) => relative(dir, path).split('\\').join('/')).sort();
+  for (const path of paths) {
     const bytes = readFileSync(join(dir, path));
     hash.update(`${path}\0${bytes.length}\0`);
     hash.update(bytes);
@@ -29,12 +31,12 @@ export function versionedName(dir, base) {
 /**
  * Renames `root/base` to its versioned name and points `html` (a page's
  * text) at it: every `./base/` becomes `./<versioned>/`. Returns the new
- * text and name; fails when the page never names the folder.
+ * text; fails when the page never names the folder.
  */
 export function versionFolder(root, base, html) {
   const name = versionedName(join(root, base), base);
   const plain = `./${base}/`;
   if (!html.includes(plain)) throw new Error(`index.html does not name ${plain}`);
   renameSync(join(root, base), join(root, name));
-  return { html: html.split(plain).join(`./${name}/`), name };
+  return html.split(plain).join(`./${name}/`);
 }

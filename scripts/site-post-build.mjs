@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { versionFolder } from './content-version.mjs';
+import { filesUnder, versionFolder } from './content-version.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR || process.argv[2];
@@ -87,14 +87,6 @@ function fillPolicy() {
   writeFileSync(file, html.replace(PLACEHOLDER, hashes.join(' ')));
 }
 
-/** Every .js file under `dir` (recursively). */
-function jsFiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return jsFiles(path);
-    return e.name.endsWith('.js') ? [path] : [];
-  });
-}
 
 async function minifyStartup() {
   const { transformSync } = await import('esbuild');
@@ -102,7 +94,7 @@ async function minifyStartup() {
   let html = readFileSync(file, 'utf8');
   const app = join(staging, 'app');
   const glue = readdirSync(app).filter((n) => n.endsWith('.js')).map((n) => join(app, n));
-  const snippets = jsFiles(join(app, 'snippets'));
+  const snippets = filesUnder(join(app, 'snippets')).filter((p) => p.endsWith('.js'));
   if (!glue.some((p) => p.endsWith('tabteam-site.js'))) throw new Error('no wasm-bindgen glue in app/ (did scripts/build-split.sh run?)');
   for (const path of [...glue, ...snippets]) {
     const { code } = transformSync(readFileSync(path, 'utf8'), { loader: 'js', format: 'esm', minify: true, target: 'es2022' });
@@ -120,8 +112,7 @@ async function minifyStartup() {
 
 function versionApp() {
   const file = join(staging, 'index.html');
-  const { html } = versionFolder(staging, 'app', readFileSync(file, 'utf8'));
-  writeFileSync(file, html);
+  writeFileSync(file, versionFolder(staging, 'app', readFileSync(file, 'utf8')));
 }
 
 copyMermaid();
