@@ -505,13 +505,20 @@ async fn logs_grow_across_chunk_boundaries_one_commit_at_a_time() {
     assert_eq!(rows_in(&name, "tails").await, 1);
 }
 
+/// `v2_session()` written as schema v2 in a fresh database (named after
+/// `case`), then upgraded to schema `version` as the tabteam of that
+/// version did: the database's name, the session's data and its team.
+async fn upgraded_v2_session(case: &str, version: u32) -> (String, SessionData, Team) {
+    let name = fresh_name(case).await;
+    let (data, team) = v2_session().await;
+    write_old(&name, 2, &data).await.close();
+    IdbStore::open_at(&name, version).await.expect("open at the older version").close();
+    (name, data, team)
+}
+
 #[wasm_bindgen_test]
 async fn a_v3_database_is_migrated_to_tails_and_resumes() {
-    let name = fresh_name("migration-v3").await;
-    let (data, mut team) = v2_session().await;
-    write_old(&name, 2, &data).await.close();
-    // Schema v3 as the previous tabteam made it from there.
-    IdbStore::open_at(&name, 3).await.expect("open at v3").close();
+    let (name, data, mut team) = upgraded_v2_session("migration-v3", 3).await;
     let db = open_raw(&name, None).await;
     let (version, names) = (db.version() as u32, store_names(&db));
     db.close();
@@ -704,12 +711,8 @@ async fn a_claimed_commit_after_another_tab_took_the_lease_is_refused() {
 
 #[wasm_bindgen_test]
 async fn a_v4_database_is_migrated_to_claims_and_resumes() {
-    let name = fresh_name("migration-v4").await;
-    let (data, mut team) = v2_session().await;
-    write_old(&name, 2, &data).await.close();
-    // Schema v4 as the previous tabteam made it from there, its session
-    // row stamped with text as v4 did.
-    IdbStore::open_at(&name, 4).await.expect("open at v4").close();
+    let (name, data, mut team) = upgraded_v2_session("migration-v4", 4).await;
+    // Its session row stamped with text, as v4 did.
     let db = open_raw(&name, None).await;
     assert!(db.version() as u32 == 4 && !store_names(&db).iter().any(|n| n == "claims"), "{:?}", store_names(&db));
     let tx = db.transaction_with_str_and_mode("sessions", IdbTransactionMode::Readwrite).expect("tx");
