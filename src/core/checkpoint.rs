@@ -23,6 +23,7 @@ use futures::future::LocalBoxFuture;
 
 use super::cost::CostLedger;
 use super::experience::ExperiencePool;
+use super::versions::ProjectLog;
 use super::files::ProjectFiles;
 use super::message::IdSource;
 use super::post::PostOffice;
@@ -46,6 +47,7 @@ pub struct Checkpoints {
     ledger: Rc<RefCell<CostLedger>>,
     files: Rc<RefCell<ProjectFiles>>,
     experience: Rc<RefCell<ExperiencePool>>,
+    project: Rc<RefCell<ProjectLog>>,
     idea: RefCell<String>,
     round: Cell<u32>,
     /// Each role's state as of its last capture, in team order.
@@ -60,6 +62,7 @@ impl Checkpoints {
         ledger: Rc<RefCell<CostLedger>>,
         files: Rc<RefCell<ProjectFiles>>,
         experience: Rc<RefCell<ExperiencePool>>,
+        project: Rc<RefCell<ProjectLog>>,
     ) -> Self {
         Self {
             durable,
@@ -68,6 +71,7 @@ impl Checkpoints {
             ledger,
             files,
             experience,
+            project,
             idea: RefCell::default(),
             round: Cell::new(0),
             roles: RefCell::default(),
@@ -104,6 +108,7 @@ impl Checkpoints {
     /// `f` over the team as it stands now, borrowed (no snapshot made).
     pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
         let roles = self.roles.borrow();
+        let project = self.project.borrow();
         let (idea, ids, ledger, post, files, experience) = (
             self.idea.borrow(),
             self.ids.borrow(),
@@ -120,6 +125,7 @@ impl Checkpoints {
             history: post.history(),
             files: &files,
             experience: &experience,
+            project: &project,
             roles: roles.iter().map(|(name, state)| RoleFrame::of(name, state, &post)).collect(),
         };
         f(&frame)

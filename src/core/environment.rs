@@ -50,6 +50,7 @@ impl Environment {
                 files: Rc::new(RefCell::new(ProjectFiles::default())),
                 human: Rc::new(HumanDesk::new(events.clone())),
                 experience: Rc::new(RefCell::new(ExperiencePool::default())),
+                project: Rc::default(),
                 checkpoints: None,
                 sandbox: Rc::new(crate::core::sandbox::NoSandbox),
             },

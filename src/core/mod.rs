@@ -31,6 +31,7 @@ pub mod post;
 pub mod recipes;
 pub mod role;
 pub mod sandbox;
+pub mod session;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
@@ -40,6 +41,7 @@ mod reply_tests;
 #[cfg(test)]
 mod scenarios;
 pub mod team;
+pub mod versions;
 pub mod view;
 mod view_restore;
 pub mod yield_now;

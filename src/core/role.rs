@@ -203,6 +203,9 @@ pub struct World {
     pub human: Rc<dyn Human>,
     /// Past runs' requests and the commands that worked (RoleZero's examples).
     pub experience: Rc<RefCell<ExperiencePool>>,
+    /// The project's versions and what the person did between requests
+    /// (kept by the run controller, `session`; saved with the team).
+    pub project: Rc<RefCell<crate::core::versions::ProjectLog>>,
     /// Write-through, when the team is kept durable (see `checkpoint`).
     pub checkpoints: Option<Rc<Checkpoints>>,
     /// Where the project's code runs (tests, preview); `NoSandbox` unless

@@ -25,6 +25,7 @@ use super::plan::Plan;
 use super::post::PostOffice;
 use super::role::{ReactProgress, RoleState};
 use super::team::Team;
+use super::versions::ProjectLog;
 
 /// Bumped whenever the saved shape changes; `restore` migrates older ones.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -46,6 +47,9 @@ pub struct TeamSnapshot {
     /// What the team learnt this run (RoleZero's examples in later prompts).
     #[serde(default)]
     pub experience: ExperiencePool,
+    /// The project's versions (absent in sessions saved before them).
+    #[serde(default)]
+    pub project: ProjectLog,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,6 +163,7 @@ pub struct Frame<'a> {
     pub history: &'a [MessageRef],
     pub files: &'a ProjectFiles,
     pub experience: &'a ExperiencePool,
+    pub project: &'a ProjectLog,
     pub roles: Vec<RoleFrame<'a>>,
 }
 
@@ -270,6 +275,7 @@ impl OwnedFrame {
             history: &self.history,
             files: &snapshot.files,
             experience: &snapshot.experience,
+            project: &snapshot.project,
             roles: snapshot
                 .roles
                 .iter()
@@ -318,6 +324,7 @@ pub(crate) fn compose(frame: &Frame) -> TeamSnapshot {
         roles: frame.roles.iter().map(RoleFrame::snapshot).collect(),
         files: frame.files.clone(),
         experience: frame.experience.clone(),
+        project: frame.project.clone(),
     }
 }
 
@@ -330,8 +337,14 @@ impl Team {
     /// `f` over the team as it stands, borrowed.
     pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
         let world = &self.env.world;
-        let (ids, ledger, post, files, experience) =
-            (world.ids.borrow(), self.ledger.borrow(), world.post.borrow(), world.files.borrow(), world.experience.borrow());
+        let (ids, ledger, post, files, experience, project) = (
+            world.ids.borrow(),
+            self.ledger.borrow(),
+            world.post.borrow(),
+            world.files.borrow(),
+            world.experience.borrow(),
+            world.project.borrow(),
+        );
         let frame = Frame {
             idea: &self.idea,
             round: self.round,
@@ -340,6 +353,7 @@ impl Team {
             history: post.history(),
             files: &files,
             experience: &experience,
+            project: &project,
             roles: self.env.roles().iter().map(|r| RoleFrame::of(r.name(), &r.state, &post)).collect(),
         };
         f(&frame)
@@ -384,6 +398,7 @@ impl Team {
         *self.env.world.ids.borrow_mut() = snapshot.ids;
         *self.env.world.files.borrow_mut() = snapshot.files;
         *self.env.world.experience.borrow_mut() = snapshot.experience;
+        *self.env.world.project.borrow_mut() = snapshot.project;
         *self.ledger.borrow_mut() = snapshot.ledger;
         self.idea = snapshot.idea;
         self.round = snapshot.round;

@@ -66,6 +66,7 @@ impl Team {
                 self.ledger.clone(),
                 world.files.clone(),
                 world.experience.clone(),
+                world.project.clone(),
             ));
         checkpoints.capture_all(self.env.roles());
         checkpoints.set_team(&self.idea, self.round);

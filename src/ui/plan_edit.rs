@@ -32,7 +32,7 @@ fn runner(shared: &Shared) -> Option<Rc<Runner>> {
 
 fn run(shared: Shared, state: EditState, edit: PlanEdit) {
     let Some(runner) = runner(&shared) else { return };
-    let outcome = runner.edit_plan(&edit);
+    let outcome = runner.edit_plan(&edit).map_err(|e| e.to_string());
     if outcome.is_ok() {
         state.editing.set(None);
         state.instruction.set(String::new());

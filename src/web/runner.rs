@@ -1,30 +1,29 @@
-//! Runs a team in the tab: builds it from the settings with the real
-//! provider, drives `Team::run` on the browser's event loop, and gives the
-//! UI Stop, Resume and answers to questions.
+//! The browser's adapter over the core's run controller
+//! (`core::session::Session`): the real provider over `fetch`, the run
+//! driven on the browser's event loop, Stop reaching the requests in
+//! flight, the sandbox frame, and the session kept in IndexedDB.
 //!
-//! The UI never borrows the team while it runs: it reads the shared handles
-//! (files, the planning role's plan) and folds events into its view.
-//!
-//! With a `Keeper`, the team writes through to IndexedDB: a checkpoint
-//! before every model call and question (see `core::checkpoint`), and the
-//! session's status when a run ends.
+//! Every rule of a run (what may be sent when, versions, restores, hand
+//! edits, preview errors) is the controller's; this file only connects it
+//! to the tab. The UI never borrows the team while it runs: it reads the
+//! shared handles (files, the plan, the versions) and folds events into
+//! its view.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::core::events::{EventSink, TeamEvent};
 use crate::core::files::ProjectFiles;
-use crate::core::human::HumanDesk;
 use crate::core::llm::client::{HttpLlm, Transport};
 use crate::core::llm::Llm;
 use futures::future::LocalBoxFuture;
 use crate::core::plan::Plan;
 use crate::core::plan_edit::PlanEdit;
-use crate::core::recipes::{assign_models, build_team};
+use crate::core::session::{Models, RunEnd, Session, SessionError};
 use crate::core::settings::Settings;
 use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{SessionStatus, StoreError};
-use crate::core::team::Team;
+use crate::core::versions::ProjectLog;
 
 use super::sandbox::WebSandbox;
 use super::session::{InFlight, Keeper};
@@ -35,23 +34,16 @@ const TEST_TIME_LIMIT_MS: u32 = 5_000;
 
 /// A team at work (or paused) in this tab.
 pub struct Runner {
-    team: Rc<RefCell<Team>>,
-    desk: Rc<HumanDesk>,
+    /// The run controller: every rule of the run lives there.
+    pub session: Rc<Session>,
     transport: FetchTransport,
-    running: Rc<Cell<bool>>,
-    rounds: Cell<u32>,
     pub files: Rc<RefCell<ProjectFiles>>,
     /// The plan of the role that plans (the team leader, the assistant).
     pub plan: Option<Rc<RefCell<Plan>>>,
-    /// The name of that role: told of the person's plan edits.
-    planner: Option<String>,
+    /// The project's versions.
+    pub project: Rc<RefCell<ProjectLog>>,
     /// Also run on Stop (a replay's model stops typing).
-    on_stop: Option<Rc<dyn Fn()>>,
-    /// The model was given (a replay): settings never replace it.
-    given_model: bool,
-    /// The requests' way out, when not `transport` itself (the widget's
-    /// host may supply the key per call); Stop still aborts `transport`.
-    llm_transport: Option<Rc<dyn Transport>>,
+    on_stop: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
     /// Follows the answers streaming, for the page-hide save (sessions only).
     in_flight: Rc<RefCell<Option<InFlight>>>,
     /// Where the session is kept, if it is.
@@ -61,6 +53,8 @@ pub struct Runner {
     /// Saves how a run ended (set by `keep_in`: pages without sessions,
     /// like the widget, never link the store in).
     on_end: Rc<RefCell<Option<EndHook>>>,
+    /// Hears each run's end (the version it made), after it is saved.
+    on_run_end: Rc<RefCell<Option<Rc<dyn Fn(&RunEnd)>>>>,
     /// Where the project's tests and preview run (set by `attach_sandbox`).
     pub sandbox: Option<WebSandbox>,
 }
@@ -68,9 +62,9 @@ pub struct Runner {
 type EndHook = Rc<dyn Fn(TeamSnapshot, SessionStatus) -> LocalBoxFuture<'static, ()>>;
 
 impl Runner {
-    /// Build the team for `settings` and publish the idea; `on_event`
-    /// sees every event. Call `resume` to start working. Roles with a
-    /// per-role model in the settings call that model (same provider, key).
+    /// Build the team for `settings` and send the idea; `on_event` sees
+    /// every event. Call `resume` to start working. Roles with a per-role
+    /// model in the settings call that model (same provider, key).
     pub fn new(settings: &Settings, key: &str, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
         Self::with_transport(settings, key, idea, FetchTransport::default(), None, on_event)
     }
@@ -86,16 +80,18 @@ impl Runner {
         llm_transport: Option<Rc<dyn Transport>>,
         on_event: impl Fn(&TeamEvent) + 'static,
     ) -> Self {
-        let runner = Self::build(settings, key, None, transport, llm_transport, on_event);
-        runner.team.borrow_mut().run_project(idea);
+        let models = Self::models(key, &transport, llm_transport);
+        let runner = Self::build(settings, models, transport, on_event);
+        // A fresh team is idle and the idea is not empty: it is taken.
+        let _ = runner.session.send(idea);
         runner
     }
 
     /// Build the team for `settings` with the given model (a replay, say)
-    /// and publish the idea.
+    /// and send the idea.
     pub fn with_llm(settings: &Settings, llm: Rc<dyn Llm>, idea: &str, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
-        let runner = Self::build(settings, "", Some(llm), FetchTransport::default(), None, on_event);
-        runner.team.borrow_mut().run_project(idea);
+        let runner = Self::build(settings, Models::Given(llm), FetchTransport::default(), on_event);
+        let _ = runner.session.send(idea);
         runner
     }
 
@@ -106,54 +102,41 @@ impl Runner {
         key: &str,
         snapshot: TeamSnapshot,
         on_event: impl Fn(&TeamEvent) + 'static,
-    ) -> Result<Self, String> {
-        let runner = Self::build(settings, key, None, FetchTransport::default(), None, on_event);
-        runner.team.borrow_mut().restore(snapshot).map_err(|e| e.to_string())?;
+    ) -> Result<Self, SessionError> {
+        let transport = FetchTransport::default();
+        let models = Self::models(key, &transport, None);
+        let runner = Self::build(settings, models, transport, on_event);
+        runner.session.restore(snapshot)?;
         Ok(runner)
     }
 
     /// Run `f` too when the person presses Stop.
-    pub fn on_stop(mut self, f: impl Fn() + 'static) -> Self {
-        self.on_stop = Some(Rc::new(f));
+    pub fn on_stop(self, f: impl Fn() + 'static) -> Self {
+        *self.on_stop.borrow_mut() = Some(Rc::new(f));
         self
     }
 
-    /// The provider's model `model`, over this runner's transport (Stop
-    /// aborts its calls and cuts its retry pauses short).
-    fn model(settings: &Settings, key: &str, transport: &FetchTransport, llm_transport: &Option<Rc<dyn Transport>>, model: &str) -> Rc<dyn Llm> {
-        let origin = web_sys::window().and_then(|w| w.location().origin().ok());
-        let config = settings.provider_config_for_model(model, key, origin.as_deref());
-        let way: Rc<dyn Transport> = llm_transport.clone().unwrap_or_else(|| Rc::new(transport.clone()));
-        Rc::new(HttpLlm::new(config, way, Rc::new(StoppableRuntime(transport.stop.clone()))))
+    /// The provider's models, over `transport` (Stop aborts their calls
+    /// and cuts their retry pauses short).
+    fn models(key: &str, transport: &FetchTransport, llm_transport: Option<Rc<dyn Transport>>) -> Models {
+        let transport = transport.clone();
+        let make = move |settings: &Settings, key: &str, model: &str| -> Rc<dyn Llm> {
+            let origin = web_sys::window().and_then(|w| w.location().origin().ok());
+            let config = settings.provider_config_for_model(model, key, origin.as_deref());
+            let way: Rc<dyn Transport> = llm_transport.clone().unwrap_or_else(|| Rc::new(transport.clone()));
+            Rc::new(HttpLlm::new(config, way, Rc::new(StoppableRuntime(transport.stop.clone()))))
+        };
+        Models::Made { key: key.to_string(), make: Rc::new(make) }
     }
 
     /// Take new settings and key for the next `resume` (a key typed after
     /// a session was reopened, a price entered, more rounds). Not while
     /// the team runs; a replay keeps its model.
     pub fn reconfigure(&self, settings: &Settings, key: &str) {
-        let Ok(mut team) = self.team.try_borrow_mut() else { return };
-        if !self.given_model {
-            let make = |model: &str| Self::model(settings, key, &self.transport, &self.llm_transport, model);
-            team.env.world.llm = make(&settings.model);
-            for role in team.env.roles_mut() {
-                role.clear_llm();
-            }
-            assign_models(&mut team, settings, make);
-            team.ledger.borrow_mut().prices.merge(&settings.prices());
-        }
-        self.rounds.set(settings.rounds);
+        let _ = self.session.reconfigure(settings, key);
     }
 
-    fn build(
-        settings: &Settings,
-        key: &str,
-        given: Option<Rc<dyn Llm>>,
-        transport: FetchTransport,
-        llm_transport: Option<Rc<dyn Transport>>,
-        on_event: impl Fn(&TeamEvent) + 'static,
-    ) -> Self {
-        let given_model = given.is_some();
-        let llm = given.unwrap_or_else(|| Self::model(settings, key, &transport, &llm_transport, &settings.model));
+    fn build(settings: &Settings, models: Models, transport: FetchTransport, on_event: impl Fn(&TeamEvent) + 'static) -> Self {
         // Followed once the run is kept (`keep_in`): a page without
         // sessions (the widget) installs no page-hide handler.
         let in_flight: Rc<RefCell<Option<InFlight>>> = Rc::default();
@@ -164,36 +147,28 @@ impl Runner {
             }
             on_event(event);
         });
-        let mut team = build_team(settings.team, llm, events.clone());
-        if !given_model {
-            assign_models(&mut team, settings, |model| Self::model(settings, key, &transport, &llm_transport, model));
-        }
-        team.ledger.borrow_mut().prices = settings.prices();
-        team.invest(settings.budget);
-        let desk = Rc::new(HumanDesk::new(events));
-        team.env.world.human = desk.clone();
-        let files = team.env.world.files.clone();
-        // The role that hears everything plans; a lone role (the assistant) too.
-        let roles = team.env.roles();
-        let planner = roles.iter().find(|r| r.spec.observe_all).or(if roles.len() == 1 { roles.first() } else { None });
-        let plan = planner.map(|r| r.state.plan.clone());
-        let planner = planner.map(|r| r.name().to_string());
+        let on_stop: Rc<RefCell<Option<Rc<dyn Fn()>>>> = Rc::default();
+        let (stop_switch, also) = (transport.stop.clone(), on_stop.clone());
+        let stopper = Rc::new(move || {
+            stop_switch.stop();
+            let also = also.borrow().clone();
+            if let Some(f) = also {
+                f();
+            }
+        });
+        let session = Session::new(settings, models, events).with_stopper(stopper);
         Self {
-            team: Rc::new(RefCell::new(team)),
-            desk,
+            files: session.files.clone(),
+            plan: session.plan.clone(),
+            project: session.project.clone(),
+            session: Rc::new(session),
             transport,
-            running: Rc::new(Cell::new(false)),
-            rounds: Cell::new(settings.rounds),
-            files,
-            plan,
-            planner,
-            on_stop: None,
-            given_model,
-            llm_transport,
+            on_stop,
             in_flight,
             keeper: Rc::default(),
             storage_error: Rc::default(),
             on_end: Rc::default(),
+            on_run_end: Rc::default(),
             sandbox: None,
         }
     }
@@ -202,7 +177,7 @@ impl Runner {
     /// (the site does; a page that cannot make one runs without).
     pub fn attach_sandbox(mut self) -> Self {
         self.sandbox = WebSandbox::new(TEST_TIME_LIMIT_MS).ok();
-        if let (Some(sandbox), Ok(mut team)) = (&self.sandbox, self.team.try_borrow_mut()) {
+        if let (Some(sandbox), Ok(mut team)) = (&self.sandbox, self.session.team().try_borrow_mut()) {
             team.env.world.sandbox = Rc::new(sandbox.clone());
         }
         self
@@ -213,7 +188,7 @@ impl Runner {
     pub async fn keep_in(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
         let keeper = Rc::new(keeper);
         let snapshot = {
-            let mut team = self.team.borrow_mut();
+            let mut team = self.session.team().borrow_mut();
             team.keep_durable(Rc::new(keeper.sink()));
             team.snapshot()
         };
@@ -231,6 +206,18 @@ impl Runner {
         keeper.save(snapshot, status).await
     }
 
+    /// Save the team as it stands now (after a follow-up, a restore, a hand
+    /// edit), with `status`. Nothing to do for a run that is not kept.
+    pub async fn save_now(&self, status: SessionStatus) {
+        let save = self.on_end.borrow().clone();
+        let Some(save) = save else { return };
+        let snapshot = match self.session.team().try_borrow() {
+            Ok(team) => team.snapshot(),
+            Err(_) => return,
+        };
+        save(snapshot, status).await;
+    }
+
     /// Call `f` whenever a run's end has been saved (after `keep_in`).
     pub fn on_saved(&self, f: impl Fn() + 'static) {
         let Some(save) = self.on_end.borrow().clone() else { return };
@@ -242,6 +229,11 @@ impl Runner {
                 f();
             })
         }));
+    }
+
+    /// Call `f` with each run's end (the version it made, a rollback).
+    pub fn on_run_end(&self, f: impl Fn(&RunEnd) + 'static) {
+        *self.on_run_end.borrow_mut() = Some(Rc::new(f));
     }
 
     /// The session this run is kept in.
@@ -259,87 +251,58 @@ impl Runner {
 
     /// Nothing left to do: no role has news or a pending reaction.
     pub fn team_is_idle(&self) -> bool {
-        self.team.try_borrow().is_ok_and(|team| team.env.is_idle())
+        self.session.is_idle()
     }
 
     pub fn is_running(&self) -> bool {
-        self.running.get()
+        self.session.is_running()
     }
 
     /// Run up to the configured number of rounds (again, after a stop).
     pub fn resume(&self, budget: Option<f64>) {
-        if self.running.replace(true) {
+        if self.session.is_running() {
             return;
         }
         self.transport.stop.reset();
-        let team = self.team.clone();
-        let running = self.running.clone();
-        let rounds = self.rounds.get();
+        if let Some(budget) = budget {
+            self.session.set_budget(budget);
+        }
+        let session = self.session.clone();
         let on_end = self.on_end.borrow().clone();
+        let on_run_end = self.on_run_end.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            // Only this task borrows the team while it runs.
-            let ended = match team.try_borrow_mut() {
-                Ok(mut team) => {
-                    if let Some(budget) = budget {
-                        team.invest(budget);
-                    }
-                    let outcome = team.run(rounds).await;
-                    on_end.map(|save| (save, team.snapshot(), SessionStatus::after(&outcome.stop)))
-                }
-                Err(_) => None,
-            };
-            if let Some((save, snapshot, status)) = ended {
-                save(snapshot, status).await;
+            let Some(end) = session.run().await else { return };
+            let snapshot = session.team().try_borrow().ok().map(|team| team.snapshot());
+            if let (Some(save), Some(snapshot)) = (on_end, snapshot) {
+                save(snapshot, end.status).await;
             }
-            running.set(false);
+            let hear = on_run_end.borrow().clone();
+            if let Some(f) = hear {
+                f(&end);
+            }
         });
     }
 
     /// Abort the calls in flight and cancel waiting questions; the team
     /// stops at once with its work kept, ready to resume.
     pub fn stop(&self) {
-        self.transport.stop.stop();
-        if let Some(f) = &self.on_stop {
-            f();
-        }
-        self.desk.cancel_all();
+        self.session.stop();
     }
 
-    /// The person edits the plan with the leader's `Plan.*` commands.
-    /// Only while the team is paused: a running leader would be planning
-    /// from a plan that changes under it. On success the planning role is
-    /// told (a message from the user), so it acts on the change when the
-    /// team resumes. Returns the command's result or why it was refused.
-    pub fn edit_plan(&self, edit: &PlanEdit) -> Result<String, String> {
-        if self.running.get() {
-            return Err("The team is at work: stop it first, then edit the plan.".into());
-        }
-        let (Some(plan), Some(planner)) = (&self.plan, &self.planner) else {
-            return Err("This team has no plan to edit.".into());
-        };
-        let result = edit.apply(plan)?;
-        let mut team = self.team.try_borrow_mut().map_err(|_| "The team is busy; try again in a moment.".to_string())?;
-        team.publish_user_message(&edit.note(&result), &[planner.as_str()]);
-        Ok(result)
+    /// The person edits the plan with the leader's `Plan.*` commands (see
+    /// `Session::edit_plan`). Returns the command's result or why not.
+    pub fn edit_plan(&self, edit: &PlanEdit) -> Result<String, SessionError> {
+        self.session.edit_plan(edit)
     }
 
-    /// A follow-up message from the user; false (and nothing sent) while
-    /// the team is running. Call `resume` to have the team answer it.
-    pub fn send(&self, text: &str) -> bool {
-        if self.running.get() {
-            return false;
-        }
-        match self.team.try_borrow_mut() {
-            Ok(mut team) => {
-                team.publish_user_message(text, &[]);
-                true
-            }
-            Err(_) => false,
-        }
+    /// A request from the person (a follow-up, or the idea of a team that
+    /// has none). Call `resume` to have the team work on it.
+    pub fn send(&self, text: &str) -> Result<(), SessionError> {
+        self.session.send(text)
     }
 
     /// The user answered question `id`.
     pub fn answer(&self, id: u64, text: &str) -> bool {
-        self.desk.answer(id, text)
+        self.session.answer(id, text)
     }
 }

@@ -123,8 +123,8 @@ impl Inner {
             if runner.is_running() {
                 return self.problem("The team is still working: wait for it, or press Stop.");
             }
-            if !runner.send(text) {
-                return self.problem("The team is busy; try again in a moment.");
+            if let Err(e) = runner.send(text) {
+                return self.problem(&e.to_string());
             }
             runner.resume(None);
             self.render();

@@ -34,8 +34,8 @@ impl HasFiles for std::rc::Rc<std::cell::RefCell<ProjectFiles>> {
     }
 }
 
-/// Registers `Editor.write`, `Editor.append`, `Editor.read`,
-/// `Editor.list`, `Editor.delete` and `Editor.rename`.
+/// Registers `Editor.write`, `Editor.replace`, `Editor.append`,
+/// `Editor.read`, `Editor.list`, `Editor.delete` and `Editor.rename`.
 pub fn register_editor_commands<C: HasFiles + 'static>(registry: &mut Registry<C>) {
     let text = |name: &str| Param::new(name, ParamType::Str);
 
@@ -52,6 +52,25 @@ pub fn register_editor_commands<C: HasFiles + 'static>(registry: &mut Registry<C
             let content = args.str("content")?;
             let version = cx.files().write(path, content).map_err(|e| e.to_string())?;
             Ok(format!("wrote {} ({}, version {version})", shown(path), line_count(content)))
+        },
+    );
+
+    registry.register_fn(
+        CommandSpec::new(
+            "Editor.replace",
+            "Change part of an existing file: replace the text `old` (copied exactly from the file, with enough lines \
+             around the change to occur only once) by `new`. Use it for a local change instead of writing the whole file again.",
+        )
+        .param(text("path"))
+        .param(text("old"))
+        .param(text("new")),
+        |cx: &mut C, args: Args| {
+            let path = args.str("path")?;
+            let (old, new) = (args.str("old")?, args.str("new")?);
+            let mut files = cx.files();
+            let version = files.replace(path, old, new).map_err(|e| e.to_string())?;
+            let total = files.read(path).map(line_count).unwrap_or_default();
+            Ok(format!("replaced in {} ({total}, version {version})", shown(path)))
         },
     );
 

@@ -41,6 +41,12 @@ pub enum FileError {
     #[error("{path} has no version {version}; its versions are 1 to {latest}")]
     NoSuchVersion { path: String, version: u32, latest: u32 },
 
+    #[error(
+        "{path} {}: copy `old` exactly from the file (read it first), with enough surrounding lines to be unique",
+        if *found == 0 { "does not contain that text".to_string() } else { format!("contains that text {found} times") }
+    )]
+    NoUniqueMatch { path: String, found: usize },
+
     /// A stored file has no versions; only a corrupt record can say so.
     #[error("{path} has no content versions")]
     NoVersions { path: String },

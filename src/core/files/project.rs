@@ -57,6 +57,20 @@ impl ProjectFiles {
         self.write(&path, next)
     }
 
+    /// Replaces the one occurrence of `old` by `new` in an existing file;
+    /// returns the new version number. `old` must occur exactly once (a
+    /// snippet found twice would change the wrong place).
+    pub fn replace(&mut self, path: &str, old: &str, new: &str) -> Result<u32, FileError> {
+        let path = normalize_path(path)?;
+        let current = self.current(&path)?;
+        let found = if old.is_empty() { 0 } else { current.matches(old).count() };
+        if found != 1 {
+            return Err(FileError::NoUniqueMatch { path, found });
+        }
+        let next = current.replacen(old, new, 1);
+        self.write(&path, next)
+    }
+
     /// The current content.
     pub fn read(&self, path: &str) -> Result<&str, FileError> {
         self.current(&normalize_path(path)?)

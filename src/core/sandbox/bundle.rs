@@ -160,7 +160,7 @@ fn is_script(path: &str) -> bool {
     path.ends_with(".js") || path.ends_with(".mjs")
 }
 
-fn is_test(path: &str) -> bool {
+pub fn is_test(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let under_tests = path.split('/').rev().skip(1).any(|d| d == "tests" || d == "test" || d == "__tests__");
     is_script(path) && (under_tests || name.contains(".test.") || name.contains(".spec."))

@@ -34,4 +34,4 @@ mod tests;
 pub use bundle::{snapshot, FileMap};
 pub use commands::{register_sandbox_commands, HasSandbox, SandboxRules, RUN_TESTS};
 pub use port::{NoSandbox, Sandbox, SandboxError};
-pub use report::{ConsoleLine, Outcome, PreviewInfo, TestReport, TestResult};
+pub use report::{ConsoleLine, Outcome, PreviewInfo, SourceRef, TestReport, TestResult};

@@ -112,11 +112,27 @@ pub struct ConsoleLine {
     /// or rejected promise.
     pub level: String,
     pub text: String,
+    /// The project file and line it came from, when the frame could tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRef>,
+}
+
+/// A place in a project file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRef {
+    pub path: String,
+    pub line: u32,
 }
 
 impl ConsoleLine {
     pub fn new(level: &str, text: &str) -> Self {
-        Self { level: level.to_owned(), text: text.to_owned() }
+        Self { level: level.to_owned(), text: text.to_owned(), source: None }
+    }
+
+    /// The same line, placed at `path`:`line`.
+    pub fn at(mut self, path: &str, line: u32) -> Self {
+        self.source = Some(SourceRef { path: path.to_owned(), line });
+        self
     }
 }
 

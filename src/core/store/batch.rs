@@ -268,6 +268,7 @@ impl MetaHead {
             round: snapshot.round,
             ids: snapshot.ids.clone(),
             experience: snapshot.experience.clone(),
+            project: snapshot.project.clone(),
         }
     }
 }

@@ -113,6 +113,7 @@ impl SessionData {
             roles: self.roles.clone(),
             files: self.project_files()?,
             experience: meta.experience.clone(),
+            project: meta.project.clone(),
         }))
     }
 
@@ -147,6 +148,7 @@ impl MetaRecord {
             ids: snapshot.ids.clone(),
             history: snapshot.history.clone(),
             experience: snapshot.experience.clone(),
+            project: snapshot.project.clone(),
         }
     }
 }

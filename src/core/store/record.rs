@@ -192,6 +192,9 @@ pub struct MetaRecord {
     /// What the team learnt in this session (absent in older records).
     #[serde(default)]
     pub experience: crate::core::experience::ExperiencePool,
+    /// The project's versions (absent in older records).
+    #[serde(default)]
+    pub project: crate::core::versions::ProjectLog,
 }
 
 /// The meta record without the history: what a commit rewrites when the
@@ -204,15 +207,23 @@ pub struct MetaHead {
     pub ids: IdSource,
     #[serde(default)]
     pub experience: crate::core::experience::ExperiencePool,
+    #[serde(default)]
+    pub project: crate::core::versions::ProjectLog,
 }
 
 impl MetaRecord {
     pub fn head(&self) -> MetaHead {
-        MetaHead { idea: self.idea.clone(), round: self.round, ids: self.ids.clone(), experience: self.experience.clone() }
+        MetaHead {
+            idea: self.idea.clone(),
+            round: self.round,
+            ids: self.ids.clone(),
+            experience: self.experience.clone(),
+            project: self.project.clone(),
+        }
     }
 
     pub fn from_head(head: MetaHead, history: Vec<MessageId>) -> Self {
-        Self { idea: head.idea, round: head.round, ids: head.ids, history, experience: head.experience }
+        Self { idea: head.idea, round: head.round, ids: head.ids, history, experience: head.experience, project: head.project }
     }
 }
 

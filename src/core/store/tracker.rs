@@ -97,6 +97,7 @@ impl Tracker {
             round: frame.round,
             ids: frame.ids.clone(),
             experience: frame.experience.clone(),
+            project: frame.project.clone(),
         };
         let meta = (self.meta.as_ref() != Some(&meta)).then_some(meta);
         batch.meta = meta.clone();

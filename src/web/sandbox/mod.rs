@@ -187,7 +187,7 @@ impl WebSandbox {
     fn push_console(&self, level: String, text: String) {
         {
             let mut console = self.inner.console.borrow_mut();
-            console.push(ConsoleLine { level, text });
+            console.push(ConsoleLine { level, text, source: None });
             let extra = console.len().saturating_sub(CONSOLE_KEEP);
             console.drain(..extra);
         }

@@ -1,0 +1,130 @@
+//! What the team is told when the person asks for more: a follow-up with
+//! the project as it stands, or a preview error to fix, routed to the role
+//! that acts on it in each kind of team.
+//!
+//! These texts are written for the model (they go into its prompt), in
+//! the same plain words as the roles' instructions.
+
+use super::super::files::ProjectFiles;
+use super::super::message::Message;
+use super::super::plan::Plan;
+use super::super::sandbox::ConsoleLine;
+use super::super::settings::TeamKind;
+use super::super::team::Team;
+use super::preview_error_kind;
+
+/// The action kind of a preview error sent to the engineer: not a
+/// requirement, so the team leader (who hears all traffic) leaves it to
+/// the engineer it is addressed to.
+pub const PREVIEW_ERROR: &str = "PreviewError";
+
+/// Lines shown around an error's line in the fix request.
+const ERROR_CONTEXT_LINES: u32 = 3;
+
+/// A request, ready to publish.
+pub struct Routed {
+    content: String,
+    /// `None`: to everyone, as the user's requirement (the leader of the
+    /// company, the first stage of the pipeline, the assistant hear it).
+    to_engineer: bool,
+}
+
+impl Routed {
+    pub(super) fn fix(kind: TeamKind, text: &str, notes: Vec<String>) -> Self {
+        let content = with_notes(text, &notes);
+        // The company's engineer fixes it directly; the pipeline and the
+        // assistant take it as a request like any other.
+        Self { content, to_engineer: kind == TeamKind::Company }
+    }
+
+    pub(super) fn publish(self, team: &mut Team, _planner: Option<&str>) {
+        if self.to_engineer {
+            let message = Message::new(team.env.world.new_id(), self.content)
+                .caused_by(preview_error_kind())
+                .to([crate::core::mgx::ENGINEER]);
+            team.env.publish(std::rc::Rc::new(message));
+        } else {
+            team.publish_user_message(&self.content, &[]);
+        }
+    }
+}
+
+/// A follow-up request about the project as it stands.
+pub(super) fn follow_up(kind: TeamKind, text: &str, files: &ProjectFiles, plan: Option<&Plan>, notes: Vec<String>) -> Routed {
+    let mut content = format!("Follow-up request from the user: {text}\n");
+    if !notes.is_empty() {
+        content.push_str(&format!("\nSince the last request:\n{}\n", bullets(&notes)));
+    }
+    content.push_str(&format!("\nThe project as it stands:\n{}\n", file_list(files)));
+    match kind {
+        TeamKind::Company => {
+            if let Some(plan) = plan.filter(|p| !p.tasks().is_empty()) {
+                let finished = plan.tasks().iter().filter(|t| t.is_finished).count();
+                content.push_str(&format!(
+                    "The plan has {} tasks, {finished} finished. Keep the finished tasks as they are: append tasks for this change only \
+                     (Plan.append_task), and tell each member which existing files to change.\n",
+                    plan.tasks().len()
+                ));
+            }
+        }
+        TeamKind::FixedSop => content.push_str(
+            "Change the existing documents and code for this request; keep what still holds, and rewrite only the files the change needs.\n",
+        ),
+        TeamKind::Assistant => {}
+    }
+    Routed { content, to_engineer: false }
+}
+
+/// The fix request for a preview error: the error, and the lines around it
+/// when it names a project file.
+pub fn fix_text(error: &ConsoleLine, files: &ProjectFiles) -> String {
+    let mut text = format!("The page shows an error when it runs in the preview. Fix the code so it no longer happens, then use end.\nError: {}", error.text);
+    if let Some(source) = &error.source {
+        text.push_str(&format!("\nAt: {}:{}", source.path, source.line));
+        if let Ok(content) = files.read(&source.path) {
+            let from = source.line.saturating_sub(ERROR_CONTEXT_LINES).max(1);
+            let to = source.line.saturating_add(ERROR_CONTEXT_LINES);
+            let shown: Vec<String> = content
+                .lines()
+                .zip(1u32..)
+                .filter(|(_, n)| (from..=to).contains(n))
+                .map(|(line, n)| format!("{}{n:03}|{line}", if n == source.line { ">" } else { " " }))
+                .collect();
+            if !shown.is_empty() {
+                text.push_str(&format!("\n{}:\n{}", source.path, shown.join("\n")));
+            }
+        }
+    }
+    text
+}
+
+/// What a fix request is called in the versions list.
+pub(super) fn error_summary(error: &ConsoleLine) -> String {
+    let first = error.text.lines().next().unwrap_or("").trim();
+    let mut summary: String = first.chars().take(120).collect();
+    if first.chars().count() > 120 {
+        summary.push('…');
+    }
+    match &error.source {
+        Some(s) => format!("Fix: {summary} ({}:{})", s.path, s.line),
+        None => format!("Fix: {summary}"),
+    }
+}
+
+fn with_notes(text: &str, notes: &[String]) -> String {
+    if notes.is_empty() {
+        return text.to_string();
+    }
+    format!("{text}\n\nSince the last request:\n{}", bullets(notes))
+}
+
+fn bullets(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("- {l}")).collect::<Vec<_>>().join("\n")
+}
+
+fn file_list(files: &ProjectFiles) -> String {
+    if files.is_empty() {
+        return "(no files yet)".to_string();
+    }
+    files.paths().map(|p| format!("- {p} (version {})", files.version(p).unwrap_or(1))).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,458 @@
+//! The run controller's rules, with the scripted model: follow-ups for each
+//! kind of team, versions and restores, hand edits, preview errors, tests
+//! that break, and a two-request session resumed from every checkpoint.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::core::checkpoint::tests::{outcome, Recorder};
+use crate::core::cost::Price;
+use crate::core::llm::scripted::ScriptedLlm;
+use crate::core::mgx::ENGINEER;
+use crate::core::sandbox::{Outcome as TestOutcome, TestResult};
+use crate::core::versions::RequestKind;
+use crate::cross_test;
+
+const MODEL: &str = "scripted";
+const IDEA: &str = "a 2048 game in HTML/JS";
+
+fn settings(team: TeamKind) -> Settings {
+    Settings { team, model: MODEL.into(), custom_price: Some(Price::new(1.0, 2.0)), budget: 3.0, rounds: 30, ..Settings::default() }
+}
+
+fn session(team: TeamKind, llm: &ScriptedLlm) -> Session {
+    Session::new(&settings(team), Models::Given(Rc::new(llm.clone())), EventSink::default())
+}
+
+fn answer(thought: &str, commands: Value) -> String {
+    format!("{thought}\n```json\n{}\n```", serde_json::to_string_pretty(&commands).unwrap())
+}
+
+fn cmd(name: &str, args: Value) -> Value {
+    json!({"command_name": name, "args": args})
+}
+
+fn end() -> Value {
+    json!({"command_name": "end"})
+}
+
+/// The site's sample run: the company makes the 2048 game (12 calls).
+fn first_run() -> Vec<String> {
+    crate::core::mgx::tests::script()
+}
+
+const INDEX_V1: &str = "<!doctype html><title>2048</title><link rel=stylesheet href=style.css><div id=grid></div><script type=module src=game.js></script>\n";
+const RESTART: &str = "<button id=restart>Restart</button><div id=grid></div>";
+
+/// "add a restart button": Mike classifies, plans one task for Alex and
+/// briefs him; Alex changes index.html in place and appends to game.js;
+/// Mike finishes the task and tells the user.
+fn restart_button() -> Vec<String> {
+    vec![
+        "TASK".into(),
+        answer(
+            "A small change for Alex.",
+            json!([
+                cmd("Plan.append_task", json!({"task_id": "6", "dependent_task_ids": [], "instruction": "Add a restart button", "assignee": ENGINEER})),
+                cmd("TeamLeader.publish_team_message", json!({"content": "Add a restart button to index.html; game.js gets restart().", "send_to": ENGINEER})),
+                cmd("RoleZero.reply_to_human", json!({"content": "Alex is adding the button."})),
+                end(),
+            ]),
+        ),
+        answer(
+            "Two local changes.",
+            json!([
+                cmd("Editor.replace", json!({"path": "index.html", "old": "<div id=grid></div>", "new": RESTART})),
+                cmd("Editor.append", json!({"path": "game.js", "content": "export function restart() { return []; }"})),
+                end(),
+            ]),
+        ),
+        answer(
+            "Done.",
+            json!([
+                cmd("Plan.finish_current_task", json!({})),
+                cmd("RoleZero.reply_to_human", json!({"content": "The restart button is in."})),
+                end(),
+            ]),
+        ),
+    ]
+}
+
+/// "make the title red": the same shape, one change to style.css.
+fn red_title() -> Vec<String> {
+    vec![
+        "TASK".into(),
+        answer(
+            "For Alex.",
+            json!([
+                cmd("Plan.append_task", json!({"task_id": "7", "dependent_task_ids": [], "instruction": "Make the title red", "assignee": ENGINEER})),
+                cmd("TeamLeader.publish_team_message", json!({"content": "Make the title red in style.css.", "send_to": ENGINEER})),
+                end(),
+            ]),
+        ),
+        answer(
+            "One rule.",
+            json!([cmd("Editor.append", json!({"path": "style.css", "content": "h1 { color: red; }"})), end()]),
+        ),
+        answer("Done.", json!([cmd("Plan.finish_current_task", json!({})), cmd("RoleZero.reply_to_human", json!({"content": "Red."})), end()])),
+    ]
+}
+
+/// A durable sink whose keeps wait for a lock the test holds.
+struct HeldKeep(Rc<futures::lock::Mutex<()>>);
+
+impl crate::core::checkpoint::Durable for HeldKeep {
+    fn keep(&self, _: Rc<crate::core::checkpoint::Checkpoints>) -> futures::future::LocalBoxFuture<'static, Result<(), String>> {
+        let gate = self.0.clone();
+        Box::pin(async move {
+            let _open = gate.lock().await;
+            Ok(())
+        })
+    }
+}
+
+fn mike_requests(llm: &ScriptedLlm) -> Vec<String> {
+    llm.requests()
+        .iter()
+        .filter(|r| r.messages[0].content.contains("named Mike"))
+        .map(|r| r.messages.iter().map(|m| m.content.to_string()).collect::<Vec<_>>().join("\n"))
+        .collect()
+}
+
+cross_test! {
+    async fn a_follow_up_to_the_company_appends_tasks_and_changes_only_what_it_needs() {
+        let turns: Vec<String> = first_run().into_iter().chain(restart_button()).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        let first = s.run().await.unwrap();
+        assert_eq!(first.outcome.stop, StopReason::Idle, "{:?}", first.outcome.failures);
+        let v1 = first.version.expect("the idea ends in version 1");
+        assert_eq!((v1.number, v1.kind, v1.request.as_str()), (1, RequestKind::Idea, IDEA));
+        assert_eq!(v1.spent.calls, 12);
+        let before = s.files.borrow().clone();
+
+        s.send("add a restart button").unwrap();
+        let second = s.run().await.unwrap();
+        assert_eq!(second.outcome.stop, StopReason::Idle, "{:?}", second.outcome.failures);
+        assert_eq!(llm.remaining(), 0);
+        let v2 = second.version.expect("the follow-up ends in version 2");
+        assert_eq!((v2.number, v2.kind, v2.request.as_str()), (2, RequestKind::FollowUp, "add a restart button"));
+        assert_eq!(v2.spent.calls, 4, "a follow-up costs 4 calls against the idea's 12");
+
+        // Only index.html and game.js changed; the rest is byte-identical.
+        let files = s.files.borrow();
+        assert_eq!(files.read("index.html").unwrap(), INDEX_V1.replace("<div id=grid></div>", RESTART));
+        assert!(files.read("game.js").unwrap().ends_with("export function restart() { return []; }"));
+        for path in ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "style.css", "tests/game.test.js"] {
+            assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
+            assert_eq!(v2.files[path], v1.files[path], "{path}: same file version in both");
+        }
+        let changed: Vec<String> = s.diff(2).unwrap().into_iter().map(|d| d.path).collect();
+        assert_eq!(changed, ["game.js", "index.html"]);
+
+        // The plan grew by one task; the finished ones stayed finished.
+        let plan = s.plan.as_ref().unwrap().borrow();
+        assert_eq!(plan.tasks().len(), 6);
+        assert!(plan.tasks().iter().all(|t| t.is_finished));
+        assert_eq!(plan.tasks()[5].assignee, ENGINEER);
+
+        // What Mike was told: the request, the project, the plan rule.
+        let asked = mike_requests(&llm);
+        let follow_up = asked.iter().find(|p| p.contains("Follow-up request from the user: add a restart button")).expect("Mike heard the follow-up");
+        for part in ["- index.html (version 1)", "- docs/prd.md (version 1)", "The plan has 5 tasks, 5 finished", "append tasks for this change only"] {
+            assert!(follow_up.contains(part), "missing {part:?} in Mike's prompt:\n{follow_up}");
+        }
+        // And Alex was told how to change existing files.
+        let alex = llm.requests().into_iter().filter(|r| r.messages[0].content.contains("named Alex")).last().unwrap();
+        assert!(alex.messages[0].content.contains("Editor.replace"), "the engineer's prompt names the edit command");
+    }
+}
+
+cross_test! {
+    async fn a_request_is_refused_while_the_team_works_and_accepted_when_stopped() {
+        let llm = ScriptedLlm::from_texts(MODEL, first_run());
+        let s = session(TeamKind::Company, &llm);
+        assert_eq!(s.send("  "), Err(SessionError::Empty));
+        s.send(IDEA).unwrap();
+        // The first checkpoint waits until the test lets it go.
+        let gate = Rc::new(futures::lock::Mutex::new(()));
+        let held = gate.try_lock().unwrap();
+        s.team().borrow_mut().keep_durable(Rc::new(HeldKeep(gate.clone())));
+        let mut run = Box::pin(s.run());
+        assert!(futures::poll!(run.as_mut()).is_pending(), "waiting on the checkpoint");
+        assert!(s.is_running());
+        assert_eq!(s.send("make it blue"), Err(SessionError::Busy));
+        assert_eq!(s.edit_file("style.css", "x"), Err(SessionError::Busy));
+        assert_eq!(s.restore_version(1).unwrap_err(), SessionError::Busy);
+        assert!(s.run().await.is_none(), "a second run while one runs does nothing");
+        drop(held);
+        let end = run.await.unwrap();
+        assert_eq!(end.status, SessionStatus::Finished);
+        assert!(!s.is_running());
+        assert_eq!(SessionError::Busy.to_string(), "The team is at work: wait for it to finish, or press Stop, then send this again.");
+    }
+}
+
+cross_test! {
+    async fn a_stopped_request_is_closed_when_the_next_one_is_sent() {
+        // Two calls of the first run, then the script runs out: the run
+        // pauses on the failure; the person sends a follow-up anyway.
+        let llm = ScriptedLlm::from_texts(MODEL, first_run().into_iter().take(2));
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        let end = s.run().await.unwrap();
+        assert_ne!(end.outcome.stop, StopReason::Idle);
+        assert!(end.version.is_none() && s.versions().is_empty(), "no version while the request is unfinished");
+        s.send("just the PRD, please").unwrap();
+        let versions = s.versions();
+        assert_eq!(versions.len(), 1);
+        assert_eq!((versions[0].kind, versions[0].tests), (RequestKind::Idea, None));
+        assert_eq!(s.project.borrow().open.as_ref().map(|o| o.text.as_str()), Some("just the PRD, please"));
+    }
+}
+
+cross_test! {
+    async fn the_assistant_continues_the_same_conversation() {
+        let reply = |text: &str| answer("Answering.", json!([cmd("RoleZero.reply_to_human", json!({"content": text})), end()]));
+        // Each request: a quick think (as MetaGPT's RoleZero does), then the answer.
+        let llm = ScriptedLlm::from_texts(MODEL, ["TASK".into(), reply("Here is a haiku."), "TASK".into(), reply("Here is another.")]);
+        let s = session(TeamKind::Assistant, &llm);
+        s.send("write a haiku").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        s.send("another one").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        let last = llm.requests().pop().unwrap();
+        let prompt: String = last.messages.iter().map(|m| m.content.to_string()).collect::<Vec<_>>().join("\n");
+        for part in ["write a haiku", "Here is a haiku.", "Follow-up request from the user: another one"] {
+            assert!(prompt.contains(part), "{part:?} missing from the second request:\n{prompt}");
+        }
+        assert_eq!(s.versions().iter().map(|v| v.kind).collect::<Vec<_>>(), [RequestKind::Idea, RequestKind::FollowUp]);
+    }
+}
+
+cross_test! {
+    async fn the_fixed_pipeline_hears_a_follow_up_as_a_requirement_with_the_project() {
+        // The pipeline's whole run is its own test (`company::tests`); here
+        // only what a follow-up publishes, on a team that has files.
+        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+        let s = session(TeamKind::FixedSop, &llm);
+        s.send(IDEA).unwrap();
+        s.files.borrow_mut().write("docs/prd.md", "# PRD").unwrap();
+        s.send("add a dark mode").unwrap();
+        let team = s.team().borrow();
+        let last = team.env.history().last().unwrap().clone();
+        assert_eq!(last.cause_by.as_str(), crate::core::message::USER_REQUIREMENT);
+        assert!(last.content.starts_with("Follow-up request from the user: add a dark mode"));
+        assert!(last.content.contains("- docs/prd.md (version 1)") && last.content.contains("rewrite only the files the change needs"), "{}", last.content);
+    }
+}
+
+cross_test! {
+    async fn restores_and_hand_edits_are_told_with_the_next_request() {
+        let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        s.run().await.unwrap();
+        s.send("add a restart button").unwrap();
+        s.run().await.unwrap();
+
+        let v3 = s.restore_version(1).unwrap();
+        assert_eq!((v3.number, v3.kind), (3, RequestKind::Restore { from: 1 }));
+        assert_eq!(s.files.borrow().read("index.html").unwrap(), INDEX_V1);
+        assert_eq!(s.files.borrow().version("index.html").unwrap(), 3, "restored as a new version; 1 and 2 kept");
+        assert_eq!(s.edit_file("game.js", "export const hand = 1;\n").unwrap(), 4);
+        assert!(s.project.borrow().by_hand("game.js", 4) && !s.project.borrow().by_hand("game.js", 3));
+        assert_eq!(s.edit_file("../x", "y").unwrap_err().to_string().split(':').next(), Some("invalid path '../x'"));
+
+        s.send("make the title red").unwrap();
+        let end = s.run().await.unwrap();
+        assert_eq!(end.outcome.stop, StopReason::Idle, "{:?}", end.outcome.failures);
+        let follow_up = mike_requests(&llm).into_iter().find(|p| p.contains("make the title red")).unwrap();
+        assert!(follow_up.contains("restored the project to version 1"), "{follow_up}");
+        assert!(follow_up.contains("edited game.js by hand"), "{follow_up}");
+        assert!(s.project.borrow().notes.is_empty(), "said once");
+        assert_eq!(s.files.borrow().read("game.js").unwrap(), "export const hand = 1;\n", "the hand edit kept");
+        assert_eq!(end.version.unwrap().number, 4);
+        assert_eq!(s.diff(4).unwrap().iter().map(|d| d.path.as_str()).collect::<Vec<_>>(), ["game.js", "style.css"]);
+    }
+}
+
+cross_test! {
+    async fn a_preview_error_goes_to_the_engineer_with_the_lines_around_it() {
+        let fix = answer(
+            "Fixing.",
+            json!([cmd("Editor.replace", json!({"path": "game.js", "old": "row.filter(Boolean)", "new": "(row || []).filter(Boolean)"})), end()]),
+        );
+        let report = answer("Ok.", json!([cmd("RoleZero.reply_to_human", json!({"content": "Alex fixed the error."})), end()]));
+        let turns: Vec<String> = first_run().into_iter().chain([fix, report]).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        s.run().await.unwrap();
+
+        let error = ConsoleLine::new("uncaught", "TypeError: row is undefined").at("game.js", 1);
+        s.fix(&error).unwrap();
+        {
+            let team = s.team().borrow();
+            let sent = team.env.history().last().unwrap().clone();
+            assert_eq!(sent.cause_by.as_str(), PREVIEW_ERROR);
+            assert_eq!(sent.send_to.iter().cloned().collect::<Vec<_>>(), [ENGINEER]);
+            assert!(sent.content.contains("Error: TypeError: row is undefined\nAt: game.js:1\ngame.js:\n>001|export function slide"), "{}", sent.content);
+        }
+        let end = s.run().await.unwrap();
+        assert_eq!(end.outcome.stop, StopReason::Idle, "{:?}", end.outcome.failures);
+        assert_eq!(llm.remaining(), 0, "Alex fixed it and Mike answered his report; nobody else was asked");
+        let v2 = end.version.unwrap();
+        assert_eq!((v2.kind, v2.request.as_str()), (RequestKind::Fix, "Fix: TypeError: row is undefined (game.js:1)"));
+        assert!(s.files.borrow().read("game.js").unwrap().contains("(row || [])"));
+        assert_eq!(mike_requests(&llm).len(), 8, "Mike: 7 calls for the idea (a quick think and 6 steps) and one for Alex's report");
+    }
+}
+
+cross_test! {
+    async fn automatic_fixes_stop_after_three_per_version() {
+        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+        let s = session(TeamKind::Assistant, &llm);
+        s.send("a page").unwrap();
+        let error = ConsoleLine::new("error", "boom");
+        for _ in 0..AUTO_FIXES_PER_VERSION {
+            s.auto_fix(&error).unwrap();
+        }
+        assert_eq!(s.auto_fix(&error), Err(SessionError::TooManyFixes(3)));
+        // Each fix closed the one before into a version: the count is per
+        // version, so it started again after each.
+        assert_eq!(s.versions().len(), 3);
+    }
+}
+
+fn report(passed: usize, failed: usize) -> TestReport {
+    let result = |i: usize, outcome| TestResult { file: "tests/game.test.js".into(), name: format!("t{i}"), outcome, message: String::new() };
+    TestReport {
+        results: (0..passed).map(|i| result(i, TestOutcome::Passed)).chain((0..failed).map(|i| result(passed + i, TestOutcome::Failed))).collect(),
+    }
+}
+
+cross_test! {
+    async fn a_follow_up_that_breaks_the_tests_is_marked_and_can_roll_back_by_itself() {
+        use crate::core::sandbox::fake::FakeSandbox;
+        let turns: Vec<String> = first_run().into_iter().chain(restart_button()).collect();
+        for auto in [false, true] {
+            let llm = ScriptedLlm::from_texts(MODEL, turns.clone());
+            let s = session(TeamKind::Company, &llm);
+            // The controller's run at each version's end (the sample's QA
+            // engineer writes the test without running it).
+            let sandbox = FakeSandbox::with_reports([report(1, 0), report(0, 1)]);
+            s.team().borrow_mut().env.world.sandbox = Rc::new(sandbox.clone());
+            s.auto_rollback.set(auto);
+            s.send(IDEA).unwrap();
+            let v1 = s.run().await.unwrap().version.unwrap();
+            assert_eq!(v1.tests, Some(TestSummary { passed: 1, failed: 0 }));
+            s.send("add a restart button").unwrap();
+            let end = s.run().await.unwrap();
+            let v2 = end.version.unwrap();
+            assert!(v2.breaks_tests);
+            assert_eq!(v2.tests, Some(TestSummary { passed: 0, failed: 1 }));
+            if auto {
+                assert_eq!(end.rolled_back_to, Some(1));
+                assert_eq!(s.versions().last().unwrap().kind, RequestKind::Restore { from: 1 });
+                assert_eq!(s.files.borrow().read("index.html").unwrap(), INDEX_V1);
+            } else {
+                assert_eq!(end.rolled_back_to, None);
+                assert_eq!(s.versions().len(), 2);
+                assert_eq!(s.project.borrow().last_passing().map(|v| v.number), Some(1), "what the one-click rollback offers");
+            }
+        }
+    }
+}
+
+/// What the person does in the two-request session below.
+#[derive(Clone)]
+enum Step {
+    Send(&'static str),
+    Run,
+    Edit(&'static str, &'static str),
+    Restore(u32),
+}
+
+fn do_step<'a>(s: &'a Session, step: &Step) -> futures::future::LocalBoxFuture<'a, ()> {
+    let step = step.clone();
+    Box::pin(async move {
+        match step {
+            Step::Send(text) => s.send(text).unwrap(),
+            Step::Run => {
+                let end = s.run().await.unwrap();
+                assert_eq!(end.outcome.stop, StopReason::Idle, "{:?}", end.outcome.failures);
+            }
+            Step::Edit(path, content) => {
+                s.edit_file(path, content).unwrap();
+            }
+            Step::Restore(n) => {
+                s.restore_version(n).unwrap();
+            }
+        }
+    })
+}
+
+cross_test! {
+    async fn a_session_with_follow_ups_a_restore_and_a_hand_edit_resumes_from_every_checkpoint() {
+        let steps = [
+            Step::Send(IDEA),
+            Step::Run,
+            Step::Send("add a restart button"),
+            Step::Run,
+            Step::Edit("style.css", "#grid { gap: 4px; }\n"),
+            Step::Restore(1),
+            Step::Send("make the title red"),
+            Step::Run,
+        ];
+        let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
+
+        // Uninterrupted, with every checkpoint kept; after each step that is
+        // not a run, the page saves the team too (a checkpoint of its own).
+        let llm = ScriptedLlm::from_texts(MODEL, turns.clone());
+        let s = session(TeamKind::Company, &llm);
+        let recorder = Rc::new(Recorder::default());
+        s.team().borrow_mut().keep_durable(recorder.clone());
+        // (snapshot, the step it was taken in, whether that step is done)
+        let mut checkpoints = Vec::new();
+        for (i, step) in steps.iter().enumerate() {
+            let before = recorder.kept.borrow().len();
+            do_step(&s, step).await;
+            let kept = recorder.kept.borrow();
+            checkpoints.extend(kept[before..].iter().map(|snap| (snap.clone(), i, false)));
+            checkpoints.push((s.team().borrow().snapshot(), i, true));
+        }
+        assert_eq!(llm.remaining(), 0);
+        let want = (outcome(&s.team().borrow()), s.versions());
+        assert_eq!(want.1.len(), 4, "idea, restart button, restore, red title");
+
+        for (k, (snapshot, step, done)) in checkpoints.into_iter().enumerate() {
+            let finished = snapshot.ledger.total().calls as usize;
+            let rest = ScriptedLlm::from_texts(MODEL, turns[finished..].to_vec());
+            let restored = session(TeamKind::Company, &rest);
+            restored.team().borrow_mut().keep_durable(Rc::new(Recorder::default()));
+            restored.restore(snapshot).unwrap();
+            let from = if done { step + 1 } else { step };
+            for step in &steps[from..] {
+                do_step(&restored, step).await;
+            }
+            assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: no finished call made again");
+            let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
+            let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
+            for (i, (a, b)) in asked.iter().zip(&before).enumerate() {
+                let (a, b): (Vec<String>, Vec<String>) = (a.iter().map(|m| m.content.to_string()).collect(), b.iter().map(|m| m.content.to_string()).collect());
+                for (x, y) in a.iter().zip(&b).filter(|(x, y)| x != y) {
+                    let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+                    let tail = |s: &str| s.chars().skip(at.saturating_sub(200)).take(500).collect::<String>();
+                    panic!("checkpoint {k}: call {} asked otherwise at char {at}:\nRESTORED: {}\nWANTED:   {}", finished + i, tail(x), tail(y));
+                }
+            }
+            assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
+
+        }
+    }
+}
