@@ -12,9 +12,13 @@
 # Usage: build-split.sh OUT_DIR [release|debug]. Trunk runs it as a
 # pre_build hook (Trunk.toml) into target/split-site/app/, which index.html
 # copies to dist/app/ (renamed app-<content hash>/ by the post-build hook,
-# scripts/content-version.mjs). Needs the tools scripts/setup.sh installs.
+# scripts/content-version.mjs). Needs the tools scripts/setup.sh installs,
+# and finds them itself: npm's wasm-opt 132 in node_modules/.bin (never
+# Debian's, whose modules crash at load) and cargo's bin folder are put
+# first on PATH, so a plain `trunk build --release` works as typed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$ROOT/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 OUT="${1:?usage: build-split.sh OUT_DIR [release|debug]}"
 PROFILE="${2:-${TRUNK_PROFILE:-release}}"
 NAME="tabteam-site"
@@ -23,7 +27,14 @@ cd "$ROOT"
 
 flags=()
 dir="debug"
-if [ "$PROFILE" = "release" ]; then flags+=(--release); dir="release"; fi
+tools=(cargo wasm-split-cli wasm-bindgen)
+if [ "$PROFILE" = "release" ]; then flags+=(--release); dir="release"; tools+=(wasm-opt); fi
+for tool in "${tools[@]}"; do
+  command -v "$tool" >/dev/null || { echo "build-split.sh: $tool is not installed; run: bash scripts/setup.sh" >&2; exit 1; }
+done
+if [ "$PROFILE" = "release" ] && [ "$(wasm-opt --version)" != "wasm-opt version 132 (version_132)" ]; then
+  echo "build-split.sh: $(command -v wasm-opt) is not npm's wasm-opt 132; run: bash scripts/setup.sh" >&2; exit 1
+fi
 # The relocations tell the splitter what refers to what; only the final link
 # needs them, so `cargo rustc` passes the flag to the binary's rustc alone
 # and the dependencies stay as built.

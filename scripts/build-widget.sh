@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build the embeddable widget into pkg/: the library without the site
 # (no Leptos) with the `widget` feature, wasm-bindgen's ES module glue,
-# wasm-opt -Os, and the JS minified (esbuild). Then, when dist/ exists (after `trunk build`), copy the
-# package and the demo page into dist/widget/ so one static server serves
-# the site and the demo. Prints the package's sizes (raw and gzip) and
+# wasm-opt -Os, and the JS minified (esbuild). Then assemble the package
+# and the demo page in target/widget-demo/ and, when dist/ exists (after
+# `trunk build`), copy that to dist/widget/ so one static server serves the
+# site and the demo. Prints the package's sizes (raw and gzip) and
 # warns above the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides;
 # WIDGET_BUDGET_STRICT=1 makes it fail).
 set -euo pipefail
@@ -43,10 +44,16 @@ if [ "$total" -gt "$budget" ]; then
   if [ "${WIDGET_BUDGET_STRICT:-0}" = 1 ]; then exit 1; fi
 fi
 
+# The demo as served: the page at widget/, the package at widget/pkg/.
+# scripts/serve.sh has Trunk's post-build hook copy this folder into every
+# build it serves (TABTEAM_WIDGET_DEMO).
+demo=target/widget-demo
+rm -rf "$demo"
+mkdir -p "$demo/pkg"
+cp pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js pkg/package.json "$demo/pkg/"
+cp www/widget/* "$demo/"
 if [ -d dist ]; then
   rm -rf dist/widget
-  mkdir -p dist/widget/pkg
-  cp pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js pkg/package.json dist/widget/pkg/
-  cp www/widget/* dist/widget/
+  cp -r "$demo" dist/widget
   echo "copied the package and the demo into dist/widget/"
 fi

@@ -13,18 +13,28 @@
 //
 // 3. Minifies what loads at start-up and Trunk leaves as is: the
 //    wasm-bindgen glue in app/ (scripts/build-split.sh), the split loader
-//    and the snippets (esbuild, ~3.5 KB gzip), and puts new hashes in any
-//    integrity attribute that names them. (Trunk's own `minify` does the
-//    HTML and CSS.)
+//    and the snippets (esbuild, ~3.5 KB gzip). Nothing names them with an
+//    integrity attribute (Trunk adds those only to its own assets, the
+//    CSS), so no hash needs updating. (Trunk's own `minify` does the HTML
+//    and CSS.)
 // 4. Names the app's folder after its content: `app/` becomes
 //    `app-<hash>/` (scripts/content-version.mjs) and index.html points
 //    there, so the folder can be cached for ever; before the policy's
 //    hash is taken, since the loader script names the folder.
+// 5. Under `trunk serve` with live reload (scripts/serve.sh --dev), fills in
+//    the two placeholders of Trunk's reload script here, before the
+//    policy's hash is taken; left to the server, which fills them per
+//    request, they would change the script after hashing and the policy
+//    would block it (a console error on every load).
+// 6. When TABTEAM_WIDGET_DEMO names a folder (scripts/serve.sh sets it to
+//    the package and demo page scripts/build-widget.sh assembles in
+//    target/widget-demo/), copies it to widget/, so the served site has
+//    the widget demo at /widget/ after every rebuild.
 //
 // Deliberately nothing else: no bundling.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filesUnder, versionFolder } from './content-version.mjs';
 
@@ -90,8 +100,6 @@ function fillPolicy() {
 
 async function minifyStartup() {
   const { transformSync } = await import('esbuild');
-  const file = join(staging, 'index.html');
-  let html = readFileSync(file, 'utf8');
   const app = join(staging, 'app');
   const glue = readdirSync(app).filter((n) => n.endsWith('.js')).map((n) => join(app, n));
   const snippets = filesUnder(join(app, 'snippets')).filter((p) => p.endsWith('.js'));
@@ -99,15 +107,30 @@ async function minifyStartup() {
   for (const path of [...glue, ...snippets]) {
     const { code } = transformSync(readFileSync(path, 'utf8'), { loader: 'js', format: 'esm', minify: true, target: 'es2022' });
     writeFileSync(path, code);
-    const name = relative(staging, path).split('\\').join('/');
-    const integrity = `sha384-${createHash('sha384').update(code, 'utf8').digest('base64')}`;
-    // The tag that names this file (Trunk writes href="./name" or, minified, href=./name).
-    html = html.replace(/<link\b[^>]*>/g, (tag) => {
-      if (!tag.includes(`./${name}`)) return tag;
-      return tag.replace(/integrity=("[^"]*"|[^\s>]+)/, `integrity="${integrity}"`);
-    });
   }
-  writeFileSync(file, html);
+}
+
+// Trunk's reload script (its autoreload.js) as the serve step would fill it:
+// the page's own host (what it puts there when the request names none) and
+// the serve base, "/" for public_url "./" (Trunk.toml). Quotes may have
+// become backticks if Trunk minified the page.
+function fillReloadScript() {
+  const file = join(staging, 'index.html');
+  const html = readFileSync(file, 'utf8');
+  if (!html.includes('{{__TRUNK_ADDRESS__}}')) return;
+  writeFileSync(file, html
+    .replace(/(['`])\{\{__TRUNK_ADDRESS__\}\}\1/g, 'window.location.host')
+    .replaceAll('{{__TRUNK_WS_BASE__}}', '/'));
+}
+
+function copyWidgetDemo() {
+  const from = process.env.TABTEAM_WIDGET_DEMO;
+  if (!from) return;
+  const folder = resolve(root, from);
+  if (!existsSync(join(folder, 'pkg', 'tabteam_bg.wasm'))) {
+    throw new Error(`TABTEAM_WIDGET_DEMO=${from} holds no built widget (run scripts/build-widget.sh)`);
+  }
+  cpSync(folder, join(staging, 'widget'), { recursive: true });
 }
 
 function versionApp() {
@@ -119,4 +142,6 @@ copyMermaid();
 copyHighlight();
 await minifyStartup();
 versionApp();
+fillReloadScript();
 fillPolicy();
+copyWidgetDemo();

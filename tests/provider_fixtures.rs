@@ -1,10 +1,11 @@
 //! The provider layer against recorded fixtures: SSE decoding, the OpenAI and
 //! Anthropic stream codecs, error mapping, request building and retry.
 //!
-//! Fixtures are read in place from `../shared/fixtures/llm/` and never copied
-//! or edited. No network, no clock: every "now" and jitter is a constant.
-//! Recorded streams are fed whole, split in two at every byte boundary, and
-//! one byte at a time; each way must give the same result.
+//! Fixtures are read from `tests/fixtures/llm/` (public SDK recordings, each
+//! with its provenance header; see the README there) and never edited. No
+//! network, no clock: every "now" and jitter is a constant. Recorded streams
+//! are fed whole, split in two at every byte boundary, and one byte at a
+//! time; each way must give the same result.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ use tabteam::core::llm::retry::{self, Outcome, RetryDecision, RetryPolicy};
 use tabteam::core::llm::sse::{LineDecoder, SseDecoder, SseEvent};
 use tabteam::core::llm::{ChatMessage, ChatRequest, Completion, FinishReason, LlmError, StreamEvent, Usage};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/llm/");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/llm/");
 
 /// Prompt size handed to the stream decoders, for usage estimates.
 const PROMPT_CHARS: usize = 100;

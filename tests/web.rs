@@ -1,47 +1,19 @@
-//! Browser tests for the browser edge (`web`): real IndexedDB and real
-//! `fetch` against the local test LLM server, in headless Chromium.
+//! Browser tests for the browser edge (`web`): real `fetch` against the
+//! local test LLM server, in headless Chromium. IndexedDB is tested through
+//! the store that uses it, in `tests/web_store.rs`.
 //!
 //! The server's URL is baked in at compile time from `TABTEAM_LLM_URL`,
 //! which `scripts/test.sh` sets after starting the server on a free port.
 #![cfg(target_arch = "wasm32")]
 
-use serde::{Deserialize, Serialize};
 use tabteam::core::llm::http::{HttpRequest, Method};
 use tabteam::web::fetch;
-use tabteam::web::kv::Kv;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn llm_url() -> &'static str {
     option_env!("TABTEAM_LLM_URL").expect("TABTEAM_LLM_URL must be set at build time (scripts/test.sh does)")
-}
-
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-struct Note {
-    title: String,
-    tags: Vec<String>,
-    count: u32,
-}
-
-#[wasm_bindgen_test]
-async fn indexeddb_round_trip() {
-    let kv = Kv::open("tabteam-test-kv").await.expect("open");
-    let note = Note { title: "привет, 2048 🎮".into(), tags: vec!["a".into(), "b".into()], count: 7 };
-    kv.put("note", &note).await.expect("put");
-    let back: Option<Note> = kv.get("note").await.expect("get");
-    assert_eq!(back, Some(note));
-    kv.delete("note").await.expect("delete");
-    let gone: Option<Note> = kv.get("note").await.expect("get after delete");
-    assert_eq!(gone, None);
-    kv.close();
-    // A second connection sees what the first committed.
-    let a = Kv::open("tabteam-test-kv").await.expect("open a");
-    a.put("shared", &42u32).await.expect("put shared");
-    a.close();
-    let b = Kv::open("tabteam-test-kv").await.expect("open b");
-    assert_eq!(b.get::<u32>("shared").await.expect("get shared"), Some(42));
-    b.close();
 }
 
 async fn control(path: &str, body: &str) -> String {

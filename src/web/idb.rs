@@ -1,8 +1,8 @@
 //! IndexedDB as futures, straight over web-sys: a request's outcome, a
 //! transaction's end, and opening a database (with its upgrade and its
-//! `blocked` event). The store (`idb_store.rs`), the key-value seed
-//! (`kv.rs`) and the browser tests issue the requests themselves with
-//! web-sys's `IdbObjectStore` methods and await them here.
+//! `blocked` event). The store (`idb_store.rs`) and the browser tests issue
+//! the requests themselves with web-sys's `IdbObjectStore` methods and await
+//! them here.
 //!
 //! Deliberately small and not generic: every future is the one `Pending`
 //! type with a `JsValue` outcome, so the code is compiled once, not once

@@ -1,6 +1,5 @@
 //! `IdbStore`: the store port on the browser's IndexedDB, through
-//! `web::idb` (our few futures over web-sys's IndexedDB requests; the same
-//! layer as `kv.rs`).
+//! `web::idb` (our few futures over web-sys's IndexedDB requests).
 //!
 //! One database (`tabteam` by default) whose version is the store's
 //! `SCHEMA_VERSION`. Each object store holds rows `{<key fields>, json}`:

@@ -6,7 +6,6 @@ pub mod download;
 pub mod fetch;
 pub mod idb;
 pub mod idb_store;
-pub mod kv;
 pub mod replay;
 pub mod runner;
 pub mod session;

@@ -1,3 +1,7 @@
+//! Tests of `ActionNode`: parsing and repairing answers, field types, nested
+//! groups, the compiled prompt, and `fill`'s retries, against a scripted
+//! `ask` closure (no LLM, no network).
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
