@@ -6,7 +6,9 @@
 // no inline handler, ever reaches the app's own document.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, cspViolations } from './harness.mjs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, cspViolations } from './harness.mjs';
 
 const env = useSiteAndLlm();
 
@@ -56,6 +58,13 @@ async function openWatchedPage(theme) {
   });
   await page.goto(env.site.url);
   return { page, context, problems, policy };
+}
+
+/** A screenshot of each drawn diagram (the conversation scrolls: a page shot cuts them). */
+async function diagramShots(page, name) {
+  mkdirSync(screenshotDir, { recursive: true });
+  const figures = await page.getByTestId('conversation').locator('figure.diagram').all();
+  for (const [i, figure] of figures.entries()) await figure.screenshot({ path: join(screenshotDir, `${name}-${i + 1}.png`) });
 }
 
 /**
@@ -283,6 +292,11 @@ test('every diagram kind is laid out in the sandboxed frame; hostile labels neve
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
 
+  // (b) No element with an on* attribute ever appeared in the app's document.
+  assert.deepEqual(await page.evaluate(() => window.__onAttributes), []);
+  // (a) No policy violation in the app's document; every policy message on
+  // the console is one the diagram frame's own document reported.
+  assert.deepEqual(await cspViolations(page), []);
   // The frame: an opaque-origin sandbox, off screen, made once.
   const frame = page.getByTestId('diagram-frame');
   assert.equal(await frame.count(), 1);
@@ -291,24 +305,89 @@ test('every diagram kind is laid out in the sandboxed frame; hostile labels neve
   // mermaid never loaded into the app's own document.
   assert.deepEqual(await page.evaluate(() => [typeof window.mermaid, performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('mermaid'))]), ['undefined', []]);
 
-  // (b) No element with an on* attribute ever appeared in the app's document.
-  assert.deepEqual(await page.evaluate(() => window.__onAttributes), []);
-  // (a) No policy violation in the app's document; every policy message on
-  // the console is one the diagram frame's own document reported.
-  assert.deepEqual(await cspViolations(page), []);
   const inFrame = await diagramFrameViolations(page);
   assert.ok(Array.isArray(inFrame), 'the frame is watched too');
   for (const v of inFrame) assert.match(v, /^script-src-attr blocked inline at .*\/lazy\/mermaid\/mermaid\.min\.js/, v);
   assert.equal(policy.length, inFrame.length, `console policy messages are the frame's: ${policy.join('\n')}`);
   for (const line of policy) assert.match(line, /inline event handler .* at .*\/lazy\/mermaid\/mermaid\.min\.js$/, line);
   assert.deepEqual(problems, []);
-  await screenshot(page, 'artifacts-diagram-kinds-hostile');
+  await diagramShots(page, 'artifacts-diagram-kinds-hostile');
 
   // The watch is live: an on* attribute added now is seen.
   await page.evaluate(() => document.body.append(Object.assign(document.createElement('b'), { id: 'probe' })));
   await page.evaluate(() => document.getElementById('probe').setAttribute('onclick', 'void 0'));
   await page.waitForTimeout(50);
   assert.deepEqual(await page.evaluate(() => window.__onAttributes), ['<b onclick> (set)']);
+  await context.close();
+});
+
+// What a subverted diagram frame could send: the app's allowlist is the
+// wall that matters, not mermaid's sanitizer.
+const SUBVERTED_SVG = [
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 120" onload="window.__pwned=\'svg-onload\'">',
+  '<script>window.__pwned=\'script\'</script>',
+  '<style>@import url("http://127.0.0.1:9/x.css"); text { fill: red }</style>',
+  '<g onclick="window.__pwned=\'click\'"><rect width="320" height="120" fill="url(http://127.0.0.1:9/p#x)" style="fill:#eee"></rect></g>',
+  '<text x="10" y="40">label from a subverted frame</text>',
+  '<image href="http://127.0.0.1:9/i.png" width="10" height="10"></image>',
+  '<a href="javascript:window.__pwned=\'a\'"><text x="10" y="70">a link</text></a>',
+  '<use href="http://127.0.0.1:9/s.svg#x"></use>',
+  '<animate attributeName="href" to="javascript:window.__pwned=\'animate\'"></animate>',
+  '<set attributeName="onclick" to="window.__pwned=\'set\'"></set>',
+  '<foreignObject x="10" y="80" width="300" height="40"><iframe src="javascript:parent.__pwned=1"></iframe>',
+  '<div>words in a label<img src="http://127.0.0.1:9/j.png" onerror="window.__pwned=\'fo\'"></div></foreignObject>',
+  '</svg>',
+].join('');
+
+const SUBVERTED_FRAME = `
+addEventListener('message', (ev) => {
+  const m = ev.data;
+  if (!m || m.kind !== 'diagram') return;
+  const svg = m.source.includes('second') ? '<p>not a picture</p><svg></svg>' : ${JSON.stringify(SUBVERTED_SVG)};
+  parent.postMessage({ tabteam: 'diagram', id: m.id, svg }, '*');
+});
+parent.postMessage({ tabteam: 'ready' }, '*');
+`;
+
+test('a subverted diagram frame: its SVG is cut to the allowlist before it enters the page', async () => {
+  const model = 'e2e-mermaid-subverted';
+  const answer = ['Two:', '```mermaid', 'flowchart TD', '    A --> B', '```', '', '```mermaid', 'flowchart TD', '    second --> C', '```'].join('\n');
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: answer }]);
+  const { page, context, problems, policy } = await openWatchedPage();
+  await page.route('**/sandbox/diagram.js', (route) => route.fulfill({ contentType: 'text/javascript', body: SUBVERTED_FRAME }));
+  const outside = [];
+  page.on('request', (r) => { if (r.url().includes('127.0.0.1:9/')) outside.push(r.url()); });
+  await ask(page, model);
+  const figure = page.getByTestId('conversation').locator('figure.diagram');
+  await figure.locator('svg').waitFor({ timeout: 30000 });
+  // The second answer is not one picture: a note and the source.
+  const note = page.getByTestId('diagram-error');
+  await note.waitFor({ timeout: 15000 });
+  assert.equal(await note.textContent(), 'This diagram could not be drawn; its source is below.');
+
+  const svg = figure.locator('svg').first();
+  assert.match(await svg.textContent(), /label from a subverted frame/);
+  assert.match(await svg.textContent(), /words in a label/);
+  const kept = await svg.evaluate((el) => [el, ...el.querySelectorAll('*')].map((e) => `${e.localName}[${[...e.attributes].map((a) => a.name).join(',')}]`));
+  assert.deepEqual(kept, [
+    'svg[xmlns,viewBox]', 'g[]', 'rect[width,height,style]', 'text[x,y]', 'a[]', 'text[x,y]',
+    'use[]', 'foreignObject[x,y,width,height]', 'div[]',
+  ]);
+  await svg.locator('g').first().click({ force: true });
+  await svg.locator('a').click({ force: true });
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(outside, [], 'nothing was fetched from the SVG');
+  // No element with an on* attribute ever entered the app's document.
+  assert.deepEqual(await page.evaluate(() => window.__onAttributes), []);
+  // Chromium reports each inline handler the inert parse meets (nothing
+  // runs there): these reports, from artifacts.js's DOMParser, are the
+  // only ones; a frame that follows mermaid never sends a handler.
+  const violations = await cspViolations(page);
+  assert.ok(violations.length > 0 && violations.every((v) => /^script-src-attr blocked inline at .*\/snippets\/.*\.js/.test(v)), violations.join('\n'));
+  assert.equal(policy.length, violations.length, policy.join('\n'));
+  assert.deepEqual(problems, []);
+  await diagramShots(page, 'artifacts-diagram-subverted');
   await context.close();
 });
 
@@ -365,7 +444,7 @@ test('diagrams follow the dark theme and look as they did in the page', async ()
   const fill = await page.locator('figure.diagram svg').first().evaluate((svg) => getComputedStyle(svg.querySelector('g.node rect, g.node path')).fill);
   const [r, g, b] = fill.match(/\d+/g).map(Number);
   assert.ok(r + g + b < 3 * 128, `a dark node fill: ${fill}`);
-  await screenshot(page, 'artifacts-diagram-kinds-dark');
+  await diagramShots(page, 'artifacts-diagram-kinds-dark');
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(policy, []);
   assert.deepEqual(problems, []);
