@@ -1,10 +1,10 @@
 // Trunk's post_build hook (Trunk.toml): finishes the site in the staging dir.
 //
-// 1. Copies the lazily loaded helpers into `lazy/`: mermaid's ES module build
-//    (its entry and chunks, no source maps) and highlight.js (its core, wrapped
-//    as an ES module, and a handful of languages). The page imports them only
-//    when a diagram or a code file is shown; they are not part of the bundle
-//    whose size scripts/bundle-size.sh measures.
+// 1. Copies the lazily loaded helpers into `lazy/`: mermaid's classic build
+//    (one file, no source map; loaded only by the diagram frame) and
+//    highlight.js (its core, wrapped as an ES module, and a handful of
+//    languages). They load only when a diagram or a code file is shown; they
+//    are not part of the bundle whose size scripts/bundle-size.sh measures.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
 //    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
 //    wasm loader), and this replaces the placeholder with the hash of every
@@ -61,13 +61,13 @@ function copyText(from, to, transform = (t) => t) {
 }
 
 function copyMermaid() {
+  // The classic (IIFE) build, one file: the diagram frame (www/sandbox/
+  // diagram.html) runs in an opaque origin, where a module script from
+  // this site would be a cross-origin load needing CORS headers from the
+  // host; a classic script does not.
   const dist = join(modules, 'mermaid', 'dist');
   const out = join(staging, 'lazy', 'mermaid');
-  copyText(join(dist, 'mermaid.esm.min.mjs'), join(out, 'mermaid.esm.min.mjs'), withoutSourceMap);
-  const chunks = join(dist, 'chunks', 'mermaid.esm.min');
-  for (const name of readdirSync(chunks)) {
-    if (name.endsWith('.mjs')) copyText(join(chunks, name), join(out, 'chunks', 'mermaid.esm.min', name), withoutSourceMap);
-  }
+  copyText(join(dist, 'mermaid.min.js'), join(out, 'mermaid.min.js'), withoutSourceMap);
   copyFileSync(join(modules, 'mermaid', 'LICENSE'), join(out, 'LICENSE'));
 }
 

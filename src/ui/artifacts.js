@@ -1,22 +1,25 @@
 // Draws what the wasm app marks in rendered model output: mermaid diagrams
 // (`<pre><code class="language-mermaid">`) as SVG pictures, and code
 // (`<code class="language-NAME">`) with syntax highlighting. Imported by
-// src/ui/artifacts.rs through wasm-bindgen. Mermaid and highlight.js are
-// loaded from the site's own `lazy/` folder (scripts/site-post-build.mjs)
-// the first time something needs them, never at page load.
+// src/ui/artifacts.rs through wasm-bindgen. Nothing is loaded at page load.
 //
-// Model output is untrusted. Diagrams are drawn from the code's text only,
-// with mermaid's `securityLevel: 'strict'` (no click callbacks, labels
-// sanitized), and the SVG is parsed as XML and stripped of anything that
-// could run (script, event handlers, non-fragment links) before it is
-// inserted; the page's Content-Security-Policy is a further wall.
-// Highlighted code is accepted only if it is spans with classes around
-// escaped text; otherwise the plain text stays.
+// Model output is untrusted. Diagrams are parsed and laid out by mermaid in
+// the diagram frame (www/sandbox/diagram.html: `sandbox="allow-scripts"`,
+// an opaque origin with its own no-network policy, created off screen when
+// the first diagram needs drawing), with `securityLevel: 'strict'` and no
+// HTML labels. The frame hands back SVG text; it is parsed here into an
+// inert document (DOMParser: nothing in it runs or loads), cut down to an
+// allowlist of SVG elements with nothing that could run, load or navigate,
+// and only then imported into the page. No element made from model text
+// enters the page before it is clean; the page's Content-Security-Policy is
+// a further wall, not the only one.
+// highlight.js is loaded from the site's own `lazy/` folder
+// (scripts/site-post-build.mjs) the first time code needs it; highlighted
+// code is accepted only if it is spans with classes around escaped text,
+// otherwise the plain text stays.
 
 const lazy = (path) => new URL(`lazy/${path}`, document.baseURI).href;
 
-let mermaidModule = null;
-let mermaidTheme = null;
 let diagramCount = 0;
 
 function darkTheme() {
@@ -25,85 +28,186 @@ function darkTheme() {
   return window.matchMedia('(prefers-color-scheme: dark)').matches;
 }
 
-async function mermaid() {
-  if (!mermaidModule) mermaidModule = import(lazy('mermaid/mermaid.esm.min.mjs')).then((m) => m.default);
-  const m = await mermaidModule;
-  const theme = darkTheme() ? 'dark' : 'default';
-  if (theme !== mermaidTheme) {
-    m.initialize({
-      startOnLoad: false, securityLevel: 'strict', theme, logLevel: 'fatal', suppressErrorRendering: true,
-      htmlLabels: false, flowchart: { htmlLabels: false }, class: { htmlLabels: false },
-      // Keys a diagram's own %%{init}%% directive may not change: mermaid's
-      // defaults, plus HTML labels and page CSS.
-      secure: ['secure', 'securityLevel', 'startOnLoad', 'maxTextSize', 'suppressErrorRendering', 'maxEdges', 'htmlLabels', 'themeCSS'],
-    });
-    mermaidTheme = theme;
-  }
-  return m;
+// How long the frame may take to load mermaid (~1 MB gzip), and to draw
+// one diagram, before the diagram is given up with a note.
+const FRAME_LOAD_MS = 60_000;
+const DRAW_MS = 30_000;
+// An answer longer than this is not a diagram anyone can read.
+const MAX_SVG_CHARS = 5_000_000;
+
+/** The diagram frame, made on first use: {iframe, ready, started, pending (id → settle), listener}. */
+let frame = null;
+
+/** Remove the frame; what it still owed gets `reason`. The next diagram makes a new one. */
+function dropFrame(reason) {
+  if (!frame) return;
+  const { iframe, pending, listener } = frame;
+  frame = null;
+  removeEventListener('message', listener);
+  iframe.remove();
+  for (const settle of pending.values()) settle({ error: reason });
 }
 
-// Elements that run script, embed documents, fetch images (a diagram from
-// the model has no business loading anything), or (animate, set) could
-// rewrite an attribute into a link after this check.
-const SVG_DROP = new Set(['script', 'iframe', 'object', 'embed', 'img', 'image', 'handler', 'animate', 'set', 'animatemotion', 'animatetransform']);
+function diagramFrame() {
+  if (frame) return frame;
+  const iframe = document.createElement('iframe');
+  iframe.setAttribute('sandbox', 'allow-scripts');
+  iframe.setAttribute('title', 'Diagram drawing (sandboxed)');
+  iframe.setAttribute('aria-hidden', 'true');
+  iframe.setAttribute('tabindex', '-1');
+  iframe.dataset.testid = 'diagram-frame';
+  // Laid out (mermaid measures its text) but off screen: never display:none.
+  iframe.style.cssText = 'position:fixed;left:-10000px;top:0;width:1200px;height:900px;border:0;visibility:hidden;pointer-events:none';
+  iframe.src = new URL('sandbox/diagram.html', document.baseURI).href;
+  let start;
+  const made = { iframe, ready: new Promise((resolve) => { start = resolve; }), started: false, pending: new Map(), listener: null };
+  // Only the frame's own window is heard, and only typed fields are read.
+  made.listener = (ev) => {
+    const m = ev.data;
+    if (frame !== made || ev.source !== iframe.contentWindow || !m || typeof m !== 'object') return;
+    if (m.tabteam === 'ready') {
+      made.started = true;
+      start();
+    } else if (m.tabteam === 'failed') {
+      dropFrame('the diagram library did not load; reload the page to try again');
+    } else if (m.tabteam === 'diagram' && typeof m.id === 'string' && made.pending.has(m.id)) {
+      const settle = made.pending.get(m.id);
+      made.pending.delete(m.id);
+      settle(typeof m.svg === 'string' ? { svg: m.svg } : { error: String(m.error ?? 'no picture came back').slice(0, 160) });
+    }
+  };
+  addEventListener('message', made.listener);
+  frame = made;
+  document.body.append(iframe);
+  setTimeout(() => {
+    if (frame === made && !made.started) dropFrame('the diagram drawer did not start; reload the page to try again');
+  }, FRAME_LOAD_MS);
+  return made;
+}
 
-const LINK_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'srcset', 'data', 'background', 'poster']);
+/** Ask the frame to draw `source`; resolves to {svg} or {error}, never rejects. */
+function drawInFrame(id, source, theme) {
+  const f = diagramFrame();
+  return new Promise((resolve) => {
+    f.pending.set(id, resolve);
+    f.ready.then(() => {
+      if (!f.pending.has(id)) return;
+      f.iframe.contentWindow?.postMessage({ kind: 'diagram', id, source, theme }, '*');
+      // The frame draws one diagram at a time: a diagram's time grows with
+      // the diagrams still waiting before it.
+      setTimeout(() => {
+        if (f.pending.delete(id)) resolve({ error: 'drawing it took too long' });
+      }, DRAW_MS * f.pending.size);
+    });
+  });
+}
 
-/** Remove from a parsed SVG whatever could run or navigate. */
-function inertSvg(svg) {
-  for (const el of [svg, ...svg.querySelectorAll('*')]) {
-    const name = el.localName.toLowerCase();
-    if (SVG_DROP.has(name)) {
+// The SVG elements a diagram may keep (mermaid's output for every diagram
+// kind, lower-cased); anything else goes, with all it holds. No script,
+// no foreign documents, no images (a diagram has no business loading
+// anything), no animation (animate / set could rewrite an attribute into
+// a link after this check).
+const SVG_KEEP = new Set([
+  'svg', 'g', 'defs', 'symbol', 'use', 'switch', 'a', 'title', 'desc', 'style', 'marker',
+  'path', 'rect', 'circle', 'ellipse', 'line', 'polyline', 'polygon', 'text', 'tspan', 'textpath',
+  'lineargradient', 'radialgradient', 'stop', 'clippath', 'mask', 'pattern',
+  'filter', 'fedropshadow', 'fegaussianblur', 'feoffset', 'feflood', 'fecomposite', 'femerge', 'femergenode',
+  'feblend', 'fecolormatrix', 'femorphology',
+  'foreignobject',
+]);
+// The HTML a label inside foreignObject may keep: text and its formatting.
+const HTML_KEEP = new Set(['div', 'span', 'p', 'br', 'b', 'strong', 'i', 'em', 'code', 'sub', 'sup']);
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+// Attributes that take a URL: only a link inside the diagram (#id) stays.
+const LINK_ATTRIBUTES = new Set(['href', 'xlink:href', 'src', 'action', 'formaction', 'srcset', 'data', 'background', 'poster']);
+// A value that would fetch or run something: url() of anything but #id,
+// imports, old IE expressions, javascript: URLs.
+const LOADS = /url\((?!['"]?#)|@import|expression\(|javascript:/;
+
+/** True if `el` (in an inert document) may stay, attributes aside. */
+function keepElement(el) {
+  const name = el.localName.toLowerCase();
+  if (el.namespaceURI === SVG_NS) return SVG_KEEP.has(name);
+  return el.namespaceURI === HTML_NS && HTML_KEEP.has(name) && el.closest('foreignObject') !== null;
+}
+
+/**
+ * Clean a parsed SVG in place, in its inert document: elements outside the
+ * allowlist removed, and every attribute that could run, load or navigate.
+ */
+function cleanSvg(svg) {
+  for (const el of [...svg.querySelectorAll('*')]) {
+    // Inside an element already removed: gone with it.
+    if (!svg.contains(el)) continue;
+    if (!keepElement(el)) {
       el.remove();
       continue;
     }
-    for (const attr of [...el.attributes]) {
-      const attrName = attr.name.toLowerCase();
-      const value = attr.value.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
-      if (attrName.startsWith('on')) el.removeAttribute(attr.name);
-      else if (LINK_ATTRIBUTES.has(attrName) || attrName.endsWith(':href')) {
-        if (!value.startsWith('#')) el.removeAttribute(attr.name);
-      } else if (attrName === 'style' && /url\(|expression|javascript:/.test(value)) el.removeAttribute(attr.name);
+    if (el.localName === 'style' && LOADS.test(el.textContent.replace(/\s/g, '').toLowerCase())) {
+      el.remove();
+      continue;
     }
+    cleanAttributes(el);
   }
+  cleanAttributes(svg);
   return svg;
+}
+
+function cleanAttributes(el) {
+  for (const attr of [...el.attributes]) {
+    const name = attr.name.toLowerCase();
+    const value = attr.value.replace(/[\s\u0000-\u001f]/g, '').toLowerCase();
+    const drop = !/^[a-z][a-z0-9:._-]*$/.test(name) || name.startsWith('on')
+      || ((LINK_ATTRIBUTES.has(name) || name.endsWith(':href')) && !value.startsWith('#'))
+      || LOADS.test(value);
+    if (drop) el.removeAttribute(attr.name);
+  }
+}
+
+/**
+ * The SVG text from the frame as a clean <svg> element of an inert
+ * document, or null when it is not one SVG picture. Parsed as HTML, as the
+ * SVG was serialized (mermaid's innerHTML; `&nbsp;` is not XML).
+ */
+function cleanSvgFrom(text) {
+  const doc = new DOMParser().parseFromString(text, 'text/html');
+  const body = doc.body;
+  const svg = body.firstElementChild;
+  if (!svg || svg.localName !== 'svg' || svg.namespaceURI !== SVG_NS || body.childElementCount !== 1 || doc.head.childElementCount !== 0) return null;
+  return cleanSvg(svg);
+}
+
+function diagramNote(pre, reason) {
+  const note = document.createElement('p');
+  note.className = 'note diagram-error';
+  note.dataset.testid = 'diagram-error';
+  note.textContent = reason
+    ? `This diagram could not be drawn (${reason}); its source is below.`
+    : 'This diagram could not be drawn; its source is below.';
+  pre.before(note);
 }
 
 async function drawDiagram(pre, code) {
   const source = code.textContent;
   const id = `tabteam-diagram-${++diagramCount}`;
-  let svgText;
-  try {
-    const m = await mermaid();
-    await m.parse(source);
-    svgText = (await m.render(id, source)).svg;
-  } catch (err) {
-    document.getElementById(id)?.remove();
-    document.getElementById(`d${id}`)?.remove();
-    const note = document.createElement('p');
-    note.className = 'note diagram-error';
-    note.dataset.testid = 'diagram-error';
-    const reason = String(err?.message ?? err).split('\n')[0].slice(0, 160);
-    note.textContent = `This diagram could not be drawn (${reason}); its source is below.`;
-    pre.before(note);
+  const answer = await drawInFrame(id, source, darkTheme() ? 'dark' : 'default');
+  if (answer.error !== undefined) {
+    diagramNote(pre, answer.error);
     return;
   }
-  // An inert template (nothing in it runs or loads), parsed as HTML: the
-  // labels inside foreignObject are HTML, not always well-formed XML.
-  const template = document.createElement('template');
-  template.innerHTML = svgText;
-  const svg = template.content.firstElementChild;
-  if (!svg || svg.localName !== 'svg' || template.content.childElementCount !== 1) {
-    const note = document.createElement('p');
-    note.className = 'note diagram-error';
-    note.textContent = 'This diagram could not be drawn; its source is below.';
-    pre.before(note);
+  const svg = answer.svg.length <= MAX_SVG_CHARS ? cleanSvgFrom(answer.svg) : null;
+  if (!svg) {
+    diagramNote(pre, null);
     return;
   }
+  if (!pre.isConnected) return;
   const figure = document.createElement('figure');
   figure.className = 'diagram';
   figure.dataset.testid = 'diagram';
-  figure.append(document.importNode(inertSvg(svg), true));
+  // Imported only now, clean: the page never held it before.
+  figure.append(document.importNode(svg, true));
   const details = document.createElement('details');
   const summary = document.createElement('summary');
   summary.textContent = 'Diagram source';

@@ -1,11 +1,14 @@
 //! Rendered artifacts: model markdown (through `core::markdown::to_safe_html`)
 //! with its mermaid diagrams drawn as SVG, and code with syntax highlighting.
 //!
-//! The drawing and highlighting live in `artifacts.js` (mermaid and
-//! highlight.js are JavaScript, loaded lazily from the site's own `lazy/`
-//! folder the first time something needs them). This file only marks where:
-//! it renders the safe HTML or the escaped code, then hands the element to
-//! `enhance` once it is in the page. It never builds HTML from model text.
+//! The drawing and highlighting live in `artifacts.js`: mermaid lays out
+//! diagrams in an opaque-origin sandboxed frame (`www/sandbox/diagram.html`,
+//! made when the first diagram needs it) and the SVG it hands back enters
+//! the page only after the allowlist in `artifacts.js` has cleaned it;
+//! highlight.js loads lazily from the site's own `lazy/` folder. This file
+//! only marks where: it renders the safe HTML or the escaped code, then
+//! hands the element to `enhance` once it is in the page. It never builds
+//! HTML from model text.
 
 use leptos::html::{Div, Pre};
 use leptos::prelude::*;
