@@ -229,8 +229,8 @@ fn said(message: &str) -> String {
 
 fn asked_wait(retry_after_ms: Option<u64>) -> String {
     match retry_after_ms {
-        Some(ms) => format!("; it asked for a pause of {} s", ms.div_ceil(1000)),
-        None => String::new(),
+        Some(ms) if ms >= 1000 => format!("; it asked for a pause of {} s", ms.div_ceil(1000)),
+        _ => String::new(),
     }
 }
 
