@@ -986,11 +986,19 @@ fn retry_decisions() {
     check(0, Outcome::Network, 1.0, None, Some(375));
     check(1, Outcome::Network, 0.5, None, Some(875));
     check(0, Outcome::Timeout, 0.0, None, Some(500));
-    // Statuses.
-    for s in [408, 409, 429, 500, 502, 503, 504, 529] {
+    // Statuses that ask for a quick retry: the SDKs' backoff, twice.
+    for s in [408, 409] {
         check(0, status(s), 0.0, None, Some(500));
         check(1, status(s), 1.0, None, Some(750));
         check(2, status(s), 0.0, None, None);
+    }
+    // A busy provider (rate limit, outage) that gives no delay: 5 s, 10 s,
+    // 20 s, 40 s, 60 s, 60 s, then give up; no jitter.
+    for s in [429, 500, 502, 503, 504, 529] {
+        for (attempt, delay_ms) in [5_000, 10_000, 20_000, 40_000, 60_000, 60_000].into_iter().enumerate() {
+            check(attempt as u32, status(s), 1.0, None, Some(delay_ms));
+        }
+        check(6, status(s), 0.0, None, None);
     }
     for s in [400, 401, 402, 403, 404, 413, 422] {
         check(0, status(s), 0.0, None, None);
@@ -998,44 +1006,56 @@ fn retry_decisions() {
     // `x-should-retry` wins over the status.
     check(0, with(400, &[("x-should-retry", "true")]), 0.0, None, Some(500));
     check(0, with(529, &[("X-Should-Retry", "false")]), 0.0, None, None);
-    check(0, with(503, &[("x-should-retry", "maybe")]), 0.0, None, Some(500));
+    check(0, with(503, &[("x-should-retry", "maybe")]), 0.0, None, Some(5000));
     check(2, with(400, &[("x-should-retry", "true")]), 0.0, None, None);
-    // Server delays: `retry-after-ms`, then `retry-after` seconds, then an HTTP-date.
+    // Server delays: `retry-after-ms`, then `retry-after` seconds, then an
+    // HTTP-date; one that is unusable or over a minute gives the schedule.
     check(0, with(429, &[("retry-after-ms", "1500.5")]), 0.9, None, Some(1501));
     check(0, with(429, &[("retry-after-ms", "250"), ("retry-after", "9")]), 0.0, None, Some(250));
     check(0, with(429, &[("retry-after-ms", "soon"), ("retry-after", "9")]), 0.0, None, Some(9000));
     check(0, with(429, &[("retry-after", "3")]), 0.0, None, Some(3000));
+    check(5, with(429, &[("retry-after", "3")]), 0.0, None, Some(3000));
+    check(6, with(429, &[("retry-after", "3")]), 0.0, None, None);
     check(0, with(503, &[("Retry-After", "2.5")]), 0.0, None, Some(2500));
+    check(0, with(408, &[("retry-after", "2")]), 0.0, None, Some(2000));
+    check(2, with(408, &[("retry-after", "2")]), 0.0, None, None);
     check(0, with(429, &[("retry-after", "0")]), 0.0, None, Some(0));
     check(0, with(429, &[("retry-after", "60")]), 0.0, None, Some(60_000));
-    check(0, with(429, &[("retry-after-ms", "60000.5")]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after", "120")]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after", "-1")]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after-ms", "NaN")]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after", "inf")]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after", "soon")]), 0.0, None, Some(500));
+    check(0, with(429, &[("retry-after-ms", "60000.5")]), 0.0, None, Some(5000));
+    check(0, with(429, &[("retry-after", "120")]), 0.0, None, Some(5000));
+    check(0, with(429, &[("retry-after", "-1")]), 0.0, None, Some(5000));
+    check(0, with(429, &[("retry-after-ms", "NaN")]), 0.0, None, Some(5000));
+    check(0, with(429, &[("retry-after", "inf")]), 0.0, None, Some(5000));
+    check(0, with(429, &[("retry-after", "soon")]), 0.0, None, Some(5000));
     let date = "Sun, 16 Nov 2025 13:05:09 GMT";
     check(0, with(429, &[("retry-after", date)]), 0.0, now, Some(5000));
-    check(0, with(429, &[("retry-after", date)]), 0.0, None, Some(500));
-    check(0, with(429, &[("retry-after", "Sun, 16 Nov 2025 13:04:09 GMT")]), 0.0, now, Some(500));
-    check(0, with(429, &[("retry-after", "Sun, 16 Nov 2025 13:06:05 GMT")]), 0.0, now, Some(500));
+    check(1, with(429, &[("retry-after", date)]), 0.0, now, Some(5000));
+    check(1, with(429, &[("retry-after", date)]), 0.0, None, Some(10_000));
+    check(1, with(429, &[("retry-after", "Sun, 16 Nov 2025 13:04:09 GMT")]), 0.0, now, Some(10_000));
+    check(1, with(429, &[("retry-after", "Sun, 16 Nov 2025 13:06:05 GMT")]), 0.0, now, Some(10_000));
     // A server delay is used even when it is longer than the default would be.
     check(1, with(500, &[("retry-after", "30")]), 0.0, None, Some(30_000));
     // The default backoff grows to at most 8 s.
-    let long = RetryPolicy { max_retries: 10 };
+    let long = RetryPolicy { max_retries: 10, ..RetryPolicy::default() };
     let backoff: Vec<RetryDecision> = (0..7).map(|a| long.decide(a, &Outcome::Network, 0.0, None)).collect();
     let want: Vec<RetryDecision> = [500, 1000, 2000, 4000, 8000, 8000, 8000]
         .into_iter()
         .map(|delay_ms| RetryDecision::Retry { delay_ms })
         .collect();
     assert_eq!(backoff, want);
-    assert_eq!(RetryPolicy { max_retries: 0 }.decide(0, &Outcome::Network, 0.0, None), RetryDecision::GiveUp);
+    let never = RetryPolicy { max_retries: 0, busy_waits_ms: &[] };
+    assert_eq!(never.decide(0, &Outcome::Network, 0.0, None), RetryDecision::GiveUp);
+    assert_eq!(never.decide(0, &status(503), 0.0, None), RetryDecision::GiveUp);
+    // The schedule can be shortened (or lengthened) by whoever builds the client.
+    let short = RetryPolicy { max_retries: 2, busy_waits_ms: &[100, 200] };
+    let waits: Vec<RetryDecision> = (0..3).map(|a| short.decide(a, &status(429), 0.0, None)).collect();
+    assert_eq!(waits, [RetryDecision::Retry { delay_ms: 100 }, RetryDecision::Retry { delay_ms: 200 }, RetryDecision::GiveUp]);
 }
 
 #[test]
 fn recorded_headers_give_default_backoff() {
     // Real success responses carry rate-limit headers but no retry hint; if
-    // one of them had failed, the default backoff would apply.
+    // one of them had been a 503, the busy schedule's first wait would apply.
     let file = read_json("recorded-response-headers.json");
     let responses = file["responses"].as_array().cloned().unwrap_or_default();
     assert!(!responses.is_empty());
@@ -1058,6 +1078,6 @@ fn recorded_headers_give_default_backoff() {
         let now = head.header("date").and_then(retry::parse_http_date_ms).map(|ms| ms as u64);
         assert!(now.is_some(), "{response}");
         let decision = RetryPolicy::default().decide(0, &Outcome::Response(head), 0.5, now);
-        assert_eq!(decision, RetryDecision::Retry { delay_ms: 438 });
+        assert_eq!(decision, RetryDecision::Retry { delay_ms: 5000 });
     }
 }

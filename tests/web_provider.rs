@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 use tabteam::core::llm::client::{HttpLlm, ProviderConfig};
+use tabteam::core::llm::retry::RetryPolicy;
 use tabteam::core::llm::http::{HttpRequest, Method, Protocol};
 use tabteam::core::llm::{collect_stream, ChatMessage, ChatRequest, Completion, Llm, LlmError};
 use tabteam::web::fetch;
@@ -86,7 +87,7 @@ async fn a_bad_key_fails_at_once() {
     let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
     let (_, result) = run(&llm, model).await;
     assert!(matches!(&result, Err(LlmError::BadKey { .. })), "{result:?}");
-    assert!(result.unwrap_err().to_string().contains("check the key"));
+    assert!(result.unwrap_err().to_string().contains("Check the key in Settings"));
     assert_eq!(requests_for(model).await, 1, "401 is never retried");
 }
 
@@ -106,9 +107,13 @@ async fn rate_limited_with_retry_after_is_retried_once_and_succeeds() {
 async fn server_errors_twice_then_success() {
     let model = "p-500";
     script(model, serde_json::json!([{"status": 500, "repeat": 2}, {"text": "third time"}])).await;
+    // A busy provider's schedule (5 s, 10 s, ... in the app) made short.
     let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let llm = llm.with_policy(RetryPolicy { max_retries: 2, busy_waits_ms: &[50, 100] });
+    let started = now();
     let (_, result) = run(&llm, model).await;
     assert_eq!(result.expect("succeeds").text, "third time");
+    assert!(now() - started >= 150.0, "waited the schedule: {} ms", now() - started);
     assert_eq!(requests_for(model).await, 3);
 }
 

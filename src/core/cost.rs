@@ -170,9 +170,9 @@ fn add_to(tallies: &mut BTreeMap<SharedStr, Tally>, key: &SharedStr, entry: &Cos
 /// Why a call may not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum BudgetError {
-    #[error("budget exhausted: ${spent:.4} spent of ${budget:.2}")]
+    #[error("The budget is used up (${spent:.4} spent of ${budget:.2}). Raise the budget in Settings, then Resume.")]
     Exhausted { spent: f64, budget: f64 },
-    #[error("no price is known for model \"{model}\"; enter its price per million tokens to run it within a budget")]
+    #[error("No price is known for the model \"{model}\". Enter its price per million tokens in Settings, then Resume.")]
     UnknownPrice { model: String },
 }
 

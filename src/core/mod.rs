@@ -12,6 +12,7 @@ pub mod action_node;
 pub mod checkpoint;
 pub mod cost;
 pub mod environment;
+mod error_texts;
 pub mod events;
 mod fast_hash;
 pub mod gate;

@@ -56,13 +56,18 @@ pub enum RoleError {
     Llm(#[from] LlmError),
     #[error(transparent)]
     Budget(#[from] BudgetError),
-    #[error("{action} failed: {message}")]
+    #[error("{action} failed: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(message))]
     Action { action: String, message: String },
-    #[error("the plan could not be made: {0}")]
+    #[error("The plan could not be made: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(.0))]
     Plan(String),
     /// The checkpoint before a call could not be kept (the call is not made).
     #[error("{0}")]
     Storage(String),
+}
+
+/// `text` without its closing full stop, for a sentence that goes on.
+fn without_stop(text: &str) -> &str {
+    text.trim_end().trim_end_matches('.')
 }
 
 /// What a role is, fixed when it is hired.

@@ -402,7 +402,7 @@ cross_test! {
         let outcome = team.run(1).await;
         assert_eq!(outcome.failures.len(), 1);
         assert_eq!(failures.borrow().len(), 1);
-        assert!(failures.borrow()[0].starts_with("Alice: the provider is down"));
+        assert!(failures.borrow()[0].starts_with("Alice: The provider is busy or down"));
         assert_eq!(transcript(&team)[1..], ["Bob: Bob's answer [Sketch]"]);
         // Alice's news is not lost: the next round continues her reaction.
         team.run(1).await;

@@ -256,19 +256,32 @@ pub fn stop_text(reason: &StopReason) -> String {
         StopReason::Idle => "Done: every role is idle.".into(),
         StopReason::RoundsDone => "Paused: the rounds you allowed are used up. Resume to give the team more rounds.".into(),
         StopReason::BudgetExhausted { spent, budget } => {
-            format!("Stopped: the budget is used up (${spent:.4} of ${budget:.2}). Raise the budget in Settings, then resume.")
+            format!("Stopped: the budget is used up (${spent:.4} of ${budget:.2}). Raise the budget in Settings, then Resume.")
         }
         StopReason::UnknownPrice { model } => {
-            format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then resume.")
+            format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then Resume.")
         }
         StopReason::Cancelled => "Stopped by you. Resume to carry on where the team was.".into(),
         StopReason::Interrupted => "Interrupted: the tab closed while the team was working. Everything up to then was saved; \
                                     Resume carries on where it was (an answer that was cut off is asked for again)."
             .into(),
+        // Each error says what happened and what to do (see
+        // `core::error_texts`); here they only become whole sentences.
         StopReason::Failed { errors } => {
-            let list: Vec<String> = errors.iter().map(|(role, e)| format!("{role}: {e}")).collect();
-            format!("Paused after an error. {} Fix it and resume; nothing was lost.", list.join(" "))
+            let list: Vec<String> = errors.iter().map(|(role, e)| format!("{role}: {}", sentence(e))).collect();
+            format!("Paused after an error. {} Nothing was lost.", list.join(" "))
         }
+    }
+}
+
+/// `text` as a sentence of its own: trimmed, with a full stop when it has
+/// no closing punctuation, so the next sentence does not run into it.
+fn sentence(text: &str) -> String {
+    let text = text.trim();
+    match text.chars().last() {
+        None => String::new(),
+        Some('.' | '!' | '?' | '\u{2026}') => text.to_owned(),
+        Some(_) => format!("{text}."),
     }
 }
 
@@ -411,7 +424,7 @@ mod tests {
             (StopReason::BudgetExhausted { spent: 3.01, budget: 3.0 }, "Raise the budget"),
             (StopReason::UnknownPrice { model: "llama3".into() }, "price per million tokens"),
             (StopReason::Cancelled, "Resume"),
-            (StopReason::Failed { errors: vec![("Alice".into(), "bad key".into())] }, "Alice: bad key"),
+            (StopReason::Failed { errors: vec![("Alice".into(), "bad key".into())] }, "Alice: bad key. Nothing"),
             (StopReason::Idle, "Done"),
         ];
         for (reason, part) in cases {

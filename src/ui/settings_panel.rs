@@ -1,7 +1,7 @@
 //! The settings form: provider preset, base URL, model (with its price
 //! shown, or asked for), key (with "remember on this device", off by
-//! default), budget, rounds, team. It edits `Settings`; checking them is
-//! `Settings::problems`.
+//! default; unticking it forgets the stored key at once), budget, rounds,
+//! team. It edits `Settings`; checking them is `Settings::problems`.
 
 use leptos::prelude::*;
 
@@ -70,7 +70,18 @@ pub fn SettingsPanel() -> impl IntoView {
                     <span class="check">
                         <input type="checkbox" id="remember" data-testid="remember"
                             prop:checked=move || settings.with(|s| s.remember_key)
-                            on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev)) />
+                            on:change=move |ev| {
+                                let remember = event_target_checked(&ev);
+                                settings.update(|s| s.remember_key = remember);
+                                // Unticking forgets at once, not on the next
+                                // Start: the key stays in this tab's memory
+                                // (the field keeps it) and nowhere else.
+                                if !remember {
+                                    if let Err(e) = crate::web::settings_store::forget_key() {
+                                        web_sys::console::warn_1(&e.into());
+                                    }
+                                }
+                            } />
                         <label for="remember">"Remember the key on this device"</label>
                     </span>
                 </label>

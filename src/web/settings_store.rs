@@ -34,6 +34,23 @@ pub fn save(settings: &Settings, key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Forget the key now (the person unticked "remember"): its entry is
+/// removed and the stored settings say "do not remember", so a reload
+/// neither fills the key in nor ticks the box again. Only that one choice
+/// of the stored settings changes; other edits still wait for Start.
+pub fn forget_key() -> Result<(), String> {
+    let s = storage().ok_or("this browser does not let the site keep settings (private mode?)")?;
+    let _ = s.remove_item(KEY);
+    let Some(json) = s.get_item(SETTINGS).ok().flatten() else { return Ok(()) };
+    let Ok(mut stored) = serde_json::from_str::<Settings>(&json) else { return Ok(()) };
+    if !stored.remember_key {
+        return Ok(());
+    }
+    stored.remember_key = false;
+    let json = serde_json::to_string(&stored).map_err(|e| e.to_string())?;
+    s.set_item(SETTINGS, &json).map_err(|_| "the browser refused to save the settings (storage full?)".to_string())
+}
+
 /// The remembered key, if the user asked for it to be kept.
 pub fn remembered_key() -> String {
     storage().and_then(|s| s.get_item(KEY).ok().flatten()).unwrap_or_default()

@@ -24,7 +24,7 @@ test('Stop mid-stream, then Resume: the run finishes and no finished call is rep
   await live.waitFor({ timeout: 20000 });
   await page.getByTestId('stop').click();
   await page.getByTestId('status').filter({ hasText: 'Stopped by you' }).waitFor({ timeout: 10000 });
-  assert.match(await page.getByTestId('conversation').textContent(), /stopped by the user/);
+  assert.match(await page.getByTestId('conversation').textContent(), /Stopped by you\./);
   assert.equal(await page.locator('[data-live=true]').count(), 0, 'nothing is still streaming');
   await screenshot(page, 'stop-1-stopped');
 

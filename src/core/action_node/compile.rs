@@ -61,9 +61,10 @@ impl ActionNode {
 /// error verbatim so the model knows exactly what to fix.
 pub(super) fn correction(error: &NodeParseError) -> String {
     format!(
-        "Your answer could not be used: {error}\n\n\
+        "Your answer could not be used: {}\n\n\
          Write the whole answer again with that corrected, wrapped in {OPEN_TAG}{CLOSE_TAG} \
-         like the format example, and nothing else."
+         like the format example, and nothing else.",
+        error.for_model()
     )
 }
 

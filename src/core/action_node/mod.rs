@@ -34,14 +34,17 @@ pub use parse::{NodeParseError, Problem};
 /// The type a node's value must have, shown to the model with Python names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldType {
-    /// `str`: a JSON string. A number or a list is not accepted.
+    /// `str`: a JSON string. A number or a list is not accepted (pydantic's
+    /// lax mode does not turn numbers into strings either).
     Str,
-    /// `int`: a JSON integer; an integral float such as `3.0` is accepted and
-    /// stored as `3`.
+    /// `int`: a JSON integer, or what pydantic's lax mode turns into one
+    /// (`3.0`, `"3"`, `"3.0"`, `true`); stored as an integer.
     Int,
-    /// `float`: any JSON number.
+    /// `float`: any JSON number, or a numeric string (`"2.5"`) or a bool,
+    /// as pydantic's lax mode takes them.
     Float,
-    /// `bool`: `true` or `false` (not the strings).
+    /// `bool`: `true` or `false`, or what pydantic's lax mode reads as one
+    /// (`"True"`, `"no"`, `0`, `1`, ...); stored as a JSON bool.
     Bool,
     /// `list[T]`: a JSON array whose every item is a `T`.
     List(Box<FieldType>),

@@ -17,19 +17,35 @@ use super::compile::{CLOSE_TAG, OPEN_TAG};
 use super::{ActionNode, FieldType};
 use crate::core::json_scan::outside_strings;
 
-/// Why an answer could not be used. The text is written for the model as much
-/// as for a person: it is sent back verbatim on a retry.
+/// Why an answer could not be used.
+///
+/// Two texts: [`NodeParseError::for_model`] is sent back to the model on a
+/// retry and says what to write (between which tags); `Display` is for the
+/// person, who sees it when the last attempt fails, and says what was wrong
+/// with the answer without instructions meant for the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum NodeParseError {
-    #[error("found no JSON object in the answer; put one between {OPEN_TAG} and {CLOSE_TAG}")]
+    #[error("the answer had no JSON object in it")]
     NoJson,
-    #[error("the JSON does not parse: {0}")]
+    #[error("the answer's JSON was malformed ({0})")]
     BadJson(String),
-    #[error("the JSON should be an object with the node keys but is {0}")]
+    #[error("the answer's JSON was a {0}, not an object with the document's fields")]
     NotObject(String),
     /// The JSON parsed but some fields are missing or of the wrong type.
-    #[error("{}", join_problems(.0))]
+    #[error("the answer did not fill the document's fields as asked: {}", join_problems(.0))]
     Invalid(Vec<Problem>),
+}
+
+impl NodeParseError {
+    /// The error as the model is told it on a retry.
+    pub fn for_model(&self) -> String {
+        match self {
+            NodeParseError::NoJson => format!("found no JSON object in the answer; put one between {OPEN_TAG} and {CLOSE_TAG}"),
+            NodeParseError::BadJson(error) => format!("the JSON does not parse: {error}"),
+            NodeParseError::NotObject(kind) => format!("the JSON should be an object with the node keys but is {kind}"),
+            NodeParseError::Invalid(problems) => join_problems(problems),
+        }
+    }
 }
 
 /// One thing wrong with a parsed answer.
@@ -310,31 +326,102 @@ fn similar_key(key: &str, fields: &[ActionNode], object: &Map<String, Value>) ->
 
 /// The value, normalised, when it has type `ty`; otherwise where inside it
 /// the first wrong item is and what that item is.
+///
+/// Scalars are taken as pydantic v2's lax mode takes them from a Python dict
+/// (MetaGPT validates the parsed answer that way), because real models copy
+/// the format example's Python spelling and write `"True"` or `"3"`: see
+/// [`lax_bool`], [`lax_int`] and [`lax_float`]. Nothing looser: a `str`
+/// field takes strings only (pydantic does not turn numbers into strings),
+/// a list must be a JSON array, and `"maybe"` is no bool.
 fn check(ty: &FieldType, value: &Value, at: String) -> Result<Value, (String, &'static str)> {
-    match (ty, value) {
+    let coerced = match (ty, value) {
         (FieldType::Json, _)
         | (FieldType::Str, Value::String(_))
-        | (FieldType::Bool, Value::Bool(_))
-        | (FieldType::Float, Value::Number(_))
-        | (FieldType::Object, Value::Object(_)) => Ok(value.clone()),
-        (FieldType::Int, Value::Number(number)) => {
-            if number.is_i64() || number.is_u64() {
-                return Ok(value.clone());
-            }
-            // Models write `3.0` for 3; accept exactly integral floats only.
-            match number.as_f64() {
-                Some(float) if float.fract() == 0.0 && float.abs() < 9.0e15 => Ok(Value::from(float as i64)),
-                _ => Err((at, "float")),
-            }
+        | (FieldType::Object, Value::Object(_)) => Some(value.clone()),
+        (FieldType::Bool, _) => lax_bool(value).map(Value::Bool),
+        (FieldType::Int, _) => lax_int(value).map(Value::from),
+        (FieldType::Float, Value::Number(_)) => Some(value.clone()),
+        (FieldType::Float, _) => lax_float(value).and_then(|float| serde_json::Number::from_f64(float).map(Value::Number)),
+        (FieldType::List(inner), Value::Array(items)) => {
+            return items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| check(inner, item, format!("{at}[{index}]")))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array);
         }
-        (FieldType::List(inner), Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| check(inner, item, format!("{at}[{index}]")))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        (_, other) => Err((at, kind(other))),
+        _ => None,
+    };
+    coerced.ok_or_else(|| (at, kind(value)))
+}
+
+/// pydantic's lax `bool`: a bool; the strings `0`, `1` and (any case) `f`,
+/// `n`, `no`, `off`, `false`, `t`, `y`, `on`, `yes`, `true`; the numbers
+/// 0 and 1 (`0.0` and `1.0` too). No trimming: `" true"` is refused, as
+/// pydantic refuses it.
+fn lax_bool(value: &Value) -> Option<bool> {
+    const FALSE: [&str; 5] = ["f", "n", "no", "off", "false"];
+    const TRUE: [&str; 5] = ["t", "y", "on", "yes", "true"];
+    match value {
+        Value::Bool(flag) => Some(*flag),
+        Value::String(text) if text == "0" || FALSE.iter().any(|word| text.eq_ignore_ascii_case(word)) => Some(false),
+        Value::String(text) if text == "1" || TRUE.iter().any(|word| text.eq_ignore_ascii_case(word)) => Some(true),
+        Value::Number(_) => match lax_int(value)? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        },
+        _ => None,
     }
+}
+
+/// pydantic's lax `int`: an integer; a float with no fraction (`3.0`); a
+/// bool (as 0 or 1); a string of an integer, optionally signed, with a
+/// fraction of zeros only (`"3"`, `"-3"`, `"3.0"`, `"3."`) or single
+/// underscores between digits (`"1_000"`). Beyond `i64` is refused (pydantic
+/// would take big integers; a document field never needs one).
+fn lax_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(number) => number.as_i64().or_else(|| {
+            let float = number.as_f64()?;
+            // Inside the range where every integer is exact.
+            (float.fract() == 0.0 && float.abs() < 9.0e15).then_some(float as i64)
+        }),
+        Value::Bool(flag) => Some(i64::from(*flag)),
+        Value::String(text) => text
+            .parse::<i64>()
+            .ok()
+            .or_else(|| {
+                let (whole, fraction) = text.split_once('.')?;
+                fraction.chars().all(|c| c == '0').then(|| whole.parse::<i64>().ok())?
+            })
+            .or_else(|| without_underscores(text)?.parse::<i64>().ok()),
+        _ => None,
+    }
+}
+
+/// pydantic's lax `float`: a number; a bool (0.0 or 1.0); a string Rust's
+/// float parser reads (which is what pydantic-core uses: `"2.5"`, `"1e3"`,
+/// `".5"`, `"+1"`), also with single underscores between digits. Infinity
+/// and NaN are refused: JSON cannot hold them.
+fn lax_float(value: &Value) -> Option<f64> {
+    let float = match value {
+        Value::Number(number) => number.as_f64()?,
+        Value::Bool(flag) => f64::from(u8::from(*flag)),
+        Value::String(text) => text.parse::<f64>().ok().or_else(|| without_underscores(text)?.parse::<f64>().ok())?,
+        _ => return None,
+    };
+    float.is_finite().then_some(float)
+}
+
+/// `1_000` as `1000`, as Python's number syntax allows (no leading,
+/// trailing or doubled underscore); `None` when there is nothing to strip
+/// or the underscores are misplaced.
+fn without_underscores(text: &str) -> Option<String> {
+    if !text.contains('_') || text.starts_with('_') || text.ends_with('_') || text.contains("__") {
+        return None;
+    }
+    Some(text.replace('_', ""))
 }
 
 /// A JSON value's kind in the prompt's Python vocabulary.

@@ -40,7 +40,7 @@ fn check(answer: &str, expect: Expect) {
     let node = prd();
     let actual = match node.parse(answer) {
         Ok(values) => format!("ok {}", ordered(&node, &values)),
-        Err(error) => format!("error: {error}"),
+        Err(error) => format!("error: {}", error.for_model()),
     };
     expect.assert_eq(&actual);
 }
@@ -111,7 +111,7 @@ fn check_type(ty: FieldType, value: Value, expect: Expect) {
     let answer = json!({ "x": value }).to_string();
     let actual = match node.parse(&answer) {
         Ok(values) => format!("ok {}", values.get("x").map_or("absent".to_string(), Value::to_string)),
-        Err(error) => format!("error: {error}"),
+        Err(error) => format!("error: {}", error.for_model()),
     };
     expect.assert_eq(&actual);
 }
@@ -121,17 +121,123 @@ fn types_accept_and_refuse() {
     check_type(FieldType::Int, json!(3), expect![["ok 3"]]);
     check_type(FieldType::Int, json!(3.0), expect![["ok 3"]]);
     check_type(FieldType::Int, json!(3.5), expect![[r#"error: "x" should be int but is float"#]]);
-    check_type(FieldType::Int, json!("3"), expect![[r#"error: "x" should be int but is str"#]]);
+    check_type(FieldType::Int, json!("3"), expect![["ok 3"]]);
+    check_type(FieldType::Int, json!("three"), expect![[r#"error: "x" should be int but is str"#]]);
     check_type(FieldType::Float, json!(3), expect![["ok 3"]]);
     check_type(FieldType::Float, json!(0.5), expect![["ok 0.5"]]);
     check_type(FieldType::Bool, json!(true), expect![["ok true"]]);
-    check_type(FieldType::Bool, json!("true"), expect![[r#"error: "x" should be bool but is str"#]]);
+    check_type(FieldType::Bool, json!("True"), expect![["ok true"]]);
+    check_type(FieldType::Bool, json!("maybe"), expect![[r#"error: "x" should be bool but is str"#]]);
     check_type(FieldType::Str, json!(1.5), expect![[r#"error: "x" should be str but is float"#]]);
     check_type(FieldType::Object, json!({"a": [1]}), expect![[r#"ok {"a":[1]}"#]]);
     check_type(FieldType::Object, json!([]), expect![[r#"error: "x" should be dict but is list"#]]);
     check_type(FieldType::Json, json!(null), expect![["ok null"]]);
     check_type(FieldType::list(FieldType::list(FieldType::Int)), json!([[1, 2.0], []]), expect![["ok [[1,2],[]]"]]);
     check_type(FieldType::list(FieldType::Object), json!([{}, 1]), expect![[r#"error: "x" should be list[dict] but item [1] is int"#]]);
+}
+
+/// What pydantic v2's lax mode takes for a scalar field from a Python dict
+/// (how MetaGPT validates the parsed answer), and what it refuses: real
+/// models copy the format example and write `"True"` or `"3"`. Each row is
+/// a type, the JSON the model wrote, and the stored value (`None`: refused).
+#[test]
+fn lax_scalars_follow_pydantic() {
+    use FieldType::{Bool, Float, Int, Str};
+    let accepted: &[(FieldType, Value, Value)] = &[
+        // bool: the words in any case, "0"/"1", the numbers 0 and 1.
+        (Bool, json!(false), json!(false)),
+        (Bool, json!("true"), json!(true)),
+        (Bool, json!("True"), json!(true)),
+        (Bool, json!("TRUE"), json!(true)),
+        (Bool, json!("false"), json!(false)),
+        (Bool, json!("False"), json!(false)),
+        (Bool, json!("yes"), json!(true)),
+        (Bool, json!("No"), json!(false)),
+        (Bool, json!("on"), json!(true)),
+        (Bool, json!("OFF"), json!(false)),
+        (Bool, json!("t"), json!(true)),
+        (Bool, json!("F"), json!(false)),
+        (Bool, json!("y"), json!(true)),
+        (Bool, json!("n"), json!(false)),
+        (Bool, json!("1"), json!(true)),
+        (Bool, json!("0"), json!(false)),
+        (Bool, json!(1), json!(true)),
+        (Bool, json!(0), json!(false)),
+        (Bool, json!(1.0), json!(true)),
+        // int: integral floats, integer strings (signed, ".0", "1_000"), bools.
+        (Int, json!(-7), json!(-7)),
+        (Int, json!(3.0), json!(3)),
+        (Int, json!("3"), json!(3)),
+        (Int, json!("-12"), json!(-12)),
+        (Int, json!("+4"), json!(4)),
+        (Int, json!("3.0"), json!(3)),
+        (Int, json!("3.000"), json!(3)),
+        (Int, json!("3."), json!(3)),
+        (Int, json!("1_000"), json!(1000)),
+        (Int, json!(true), json!(1)),
+        // float: numbers, numeric strings, bools.
+        (Float, json!(2), json!(2)),
+        (Float, json!("2.5"), json!(2.5)),
+        (Float, json!("3"), json!(3.0)),
+        (Float, json!("-1e3"), json!(-1000.0)),
+        (Float, json!(".5"), json!(0.5)),
+        (Float, json!("1_000.5"), json!(1000.5)),
+        (Float, json!(false), json!(0.0)),
+        // str: strings only.
+        (Str, json!("3"), json!("3")),
+        (FieldType::str_list(), json!(["a", "True"]), json!(["a", "True"])),
+        (FieldType::list(Bool), json!(["yes", 0]), json!([true, false])),
+        (FieldType::list(Int), json!(["1", 2.0]), json!([1, 2])),
+    ];
+    let refused: &[(FieldType, Value)] = &[
+        (Bool, json!("maybe")),
+        (Bool, json!("")),
+        (Bool, json!(" true")),
+        (Bool, json!("2")),
+        (Bool, json!("1.0")),
+        (Bool, json!(2)),
+        (Bool, json!(0.5)),
+        (Bool, json!(null)),
+        (Bool, json!([true])),
+        (Int, json!(3.5)),
+        (Int, json!("3.5")),
+        (Int, json!("three")),
+        (Int, json!("")),
+        (Int, json!(" 3")),
+        (Int, json!("1e3")),
+        (Int, json!("_1")),
+        (Int, json!("1__0")),
+        (Int, json!("0x10")),
+        (Int, json!("99999999999999999999")),
+        (Int, json!(1e20)),
+        (Int, json!(null)),
+        (Int, json!([3])),
+        (Float, json!("two")),
+        (Float, json!("inf")),
+        (Float, json!("NaN")),
+        (Float, json!("")),
+        (Float, json!(null)),
+        (Float, json!({})),
+        (Str, json!(3)),
+        (Str, json!(2.5)),
+        (Str, json!(true)),
+        (Str, json!(null)),
+        (Str, json!(["a"])),
+        (FieldType::str_list(), json!(["a", 1])),
+        (FieldType::str_list(), json!(["a", true])),
+        (FieldType::str_list(), json!("a")),
+        (FieldType::str_list(), json!({"a": 1})),
+    ];
+    let parse = |ty: &FieldType, value: &Value| {
+        let node = ActionNode::new("x", ty.clone(), "", Value::Null);
+        node.parse(&json!({ "x": value }).to_string()).ok().and_then(|mut values| values.remove("x"))
+    };
+    for (ty, input, want) in accepted {
+        assert_eq!(parse(ty, input).as_ref(), Some(want), "{ty} from {input}");
+    }
+    for (ty, input) in refused {
+        assert_eq!(parse(ty, input), None, "{ty} from {input} must be refused");
+    }
 }
 
 #[test]
@@ -164,7 +270,7 @@ fn groups_nest() {
     );
     let show = |answer: &str| match node.parse(answer) {
         Ok(values) => format!("ok {}", Value::Object(values)),
-        Err(error) => format!("error: {error}"),
+        Err(error) => format!("error: {}", error.for_model()),
     };
     expect![[r#"ok {"Approach":"a","Files":{"File list":["m.py"]}}"#]]
         .assert_eq(&show(r#"{"Approach": "a", "Files": {"File list": ["m.py"], "x": 1}}"#));
@@ -320,7 +426,7 @@ fn fill_retries_with_the_parse_error() {
     assert_eq!(roles(retry), [ChatRole::User, ChatRole::Assistant, ChatRole::User]);
     assert_eq!(retry[0].content, prd().compile("ctx", "English"));
     assert_eq!(retry[1].content, bad);
-    let error = prd().parse(bad).unwrap_err().to_string();
+    let error = prd().parse(bad).unwrap_err().for_model();
     assert!(retry[2].content.contains(&error));
     expect![[r#"
         Your answer could not be used: "Product Goals" should be list[str] but is str; missing key "Requirement Pool"; missing key "Anything UNCLEAR"
@@ -340,7 +446,7 @@ fn fill_gives_up_after_max_attempts() {
         Err(FillError::Invalid { attempts, last_error, last_answer }) => {
             assert_eq!(attempts, 3);
             assert_eq!(last_answer, "{\"Product Goals\": []}");
-            expect![[r#"missing key "Requirement Pool"; missing key "Anything UNCLEAR""#]].assert_eq(&last_error.to_string());
+            expect![[r#"the answer did not fill the document's fields as asked: missing key "Requirement Pool"; missing key "Anything UNCLEAR""#]].assert_eq(&last_error.to_string());
         }
         other => panic!("expected Invalid, got {other:?}"),
     }
@@ -361,7 +467,7 @@ fn fill_makes_at_least_one_attempt() {
     let (result, prompts) = fill_with(&[Ok("no")], 0);
     assert!(matches!(result, Err(FillError::Invalid { attempts: 1, .. })));
     assert_eq!(prompts.len(), 1);
-    expect![[r#"no usable answer after 1 attempts: found no JSON object in the answer; put one between [CONTENT] and [/CONTENT]"#]]
+    expect!["no usable answer after 1 attempts: the answer had no JSON object in it"]
         .assert_eq(&result.unwrap_err().to_string());
 }
 

@@ -244,7 +244,7 @@ cross_test! {
         assert_eq!(retry[1], requests[0].messages[1], "the prompt is sent again as it was");
         assert_eq!(retry[2].content, malformed);
         let error = match WritePrd::node().parse(malformed) {
-            Err(e) => e.to_string(),
+            Err(e) => e.for_model(),
             Ok(values) => panic!("the malformed answer parsed: {values:?}"),
         };
         assert!(error.contains("does not parse"), "{error}");
@@ -287,7 +287,8 @@ cross_test! {
             [(
                 "Alex".to_string(),
                 "WriteCode failed: the task list names a path that cannot be written, so no file was written: \
-invalid path '../etc/passwd': '..' climbs above the project root; paths are relative to the project"
+invalid path '../etc/passwd': '..' climbs above the project root; paths are relative to the project. \
+Resume to try again, or choose a stronger model in Settings first."
                     .to_string()
             )]
         );

@@ -83,6 +83,9 @@ impl std::fmt::Debug for ProviderConfig {
     }
 }
 
+/// How often a retry pause says how long is left.
+const COUNTDOWN_STEP_MS: u64 = 1_000;
+
 /// The default wait for a response head: generous, since a long prompt can
 /// take a while before the first token.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -130,8 +133,9 @@ impl Decoder {
 
 enum Phase {
     Connect,
-    /// A failed attempt will be retried after this pause.
-    Wait { delay_ms: u64 },
+    /// A failed attempt will be retried after this pause; `left_ms` of it
+    /// remain, and `reason` says why (repeated in each countdown notice).
+    Wait { left_ms: u64, reason: String },
     Streaming { body: Box<dyn Body>, decoder: Decoder },
     Over,
 }
@@ -184,16 +188,26 @@ async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Cal
             }
             Attempt::Retry { delay_ms, reason } => {
                 // Say so before the pause, so the person sees why nothing moves.
-                call.phase = Phase::Wait { delay_ms };
+                call.phase = Phase::Wait { left_ms: delay_ms, reason: reason.clone() };
                 call.attempt += 1;
                 Some((vec![Ok(StreamEvent::Waiting { ms: delay_ms, reason })], call))
             }
             Attempt::Failed(e) => Some((vec![Err(e)], call)),
         },
-        Phase::Wait { delay_ms } => {
-            call.runtime.sleep(delay_ms).await;
-            call.phase = Phase::Connect;
-            Some((Vec::new(), call))
+        Phase::Wait { left_ms, reason } => {
+            // A long pause is slept a second at a time, each second
+            // announced with what is left: the person sees a countdown,
+            // not a number that stands still for a minute.
+            let step = left_ms.min(COUNTDOWN_STEP_MS);
+            call.runtime.sleep(step).await;
+            let left_ms = left_ms - step;
+            if left_ms == 0 {
+                call.phase = Phase::Connect;
+                return Some((Vec::new(), call));
+            }
+            let notice = StreamEvent::Waiting { ms: left_ms, reason: reason.clone() };
+            call.phase = Phase::Wait { left_ms, reason };
+            Some((vec![Ok(notice)], call))
         }
         Phase::Streaming { mut body, mut decoder } => match body.next_chunk().await {
             Ok(Some(bytes)) => {
@@ -273,7 +287,7 @@ fn unreachable(config: &ProviderConfig, error: LlmError) -> LlmError {
     match (error, &config.unreachable_hint) {
         (LlmError::Network { message }, Some(hint)) => LlmError::Blocked {
             hint: format!(
-                "{} could not be reached ({message}): the network may be down, the server not running, or it does not accept calls from this page. {hint}",
+                "Could not reach {} ({message}): the network may be down, the server not running, or it does not accept calls from this page. {hint}",
                 config.base_url
             ),
         },
@@ -325,15 +339,31 @@ mod tests {
         }
     }
 
+    /// The fake clock both fakes share: sleeping moves it on, sending reads it.
+    type Clock = Rc<std::cell::Cell<u64>>;
+
+    const START_MS: u64 = 1_700_000_000_000;
+
     #[derive(Default)]
     struct FakeTransport {
         replies: RefCell<VecDeque<Reply>>,
         sent: RefCell<Vec<HttpRequest>>,
+        /// The fake time of each request, for the pauses between them.
+        sent_at: RefCell<Vec<u64>>,
+        clock: Clock,
+    }
+
+    impl FakeTransport {
+        /// The pauses between consecutive requests, in milliseconds.
+        fn gaps(&self) -> Vec<u64> {
+            self.sent_at.borrow().windows(2).map(|pair| pair[1] - pair[0]).collect()
+        }
     }
 
     impl Transport for FakeTransport {
         fn send(&self, request: HttpRequest, _timeout_ms: u64) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>> {
             self.sent.borrow_mut().push(request);
+            self.sent_at.borrow_mut().push(self.clock.get());
             let reply = self.replies.borrow_mut().pop_front().expect("the test scripted too few replies");
             Box::pin(async move {
                 match reply {
@@ -350,15 +380,17 @@ mod tests {
     #[derive(Default)]
     struct FakeRuntime {
         slept: RefCell<Vec<u64>>,
+        clock: Clock,
     }
 
     impl Runtime for FakeRuntime {
         fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
             self.slept.borrow_mut().push(ms);
+            self.clock.set(self.clock.get() + ms);
             Box::pin(async {})
         }
         fn now_ms(&self) -> u64 {
-            1_700_000_000_000
+            START_MS + self.clock.get()
         }
         fn jitter(&self) -> f64 {
             0.0
@@ -366,8 +398,9 @@ mod tests {
     }
 
     fn make(protocol: Protocol, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>, Rc<FakeRuntime>) {
-        let transport = Rc::new(FakeTransport { replies: RefCell::new(replies.into()), ..Default::default() });
-        let runtime = Rc::new(FakeRuntime::default());
+        let clock = Clock::default();
+        let transport = Rc::new(FakeTransport { replies: RefCell::new(replies.into()), clock: clock.clone(), ..Default::default() });
+        let runtime = Rc::new(FakeRuntime { clock, ..Default::default() });
         let config = ProviderConfig {
             protocol,
             base_url: "http://127.0.0.1:1/v1".into(),
@@ -409,29 +442,51 @@ mod tests {
     #[test]
     fn retries_like_the_sdks() {
         let rate_limited = || status(429, vec![("retry-after", "1")], r#"{"error":{"message":"slow down","type":"rate_limit"}}"#);
+        let busy = || status(429, vec![], r#"{"error":{"message":"slow down"}}"#);
         let down = || status(500, vec![], r#"{"error":{"message":"oops"}}"#);
+        let overloaded = || status(529, vec![], r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
         let bad_key = || status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-sec***"}}"#);
         let net = || Reply::Fail(TransportFailure::Network("Failed to fetch".into()));
-        // (replies, sleeps, outcome: Ok or a predicate name)
+        let times = |n: usize, reply: fn() -> Reply| (0..n).map(|_| reply()).collect::<Vec<_>>();
+        let then_ok = |mut replies: Vec<Reply>| {
+            replies.push(ok_sse(HELLO));
+            replies
+        };
+        // The busy schedule in full: 5 s, 10 s, 20 s, 40 s, 60 s, 60 s.
+        let schedule = vec![5_000, 10_000, 20_000, 40_000, 60_000, 60_000];
+        // (replies, pauses between the requests, outcome)
         type Case = (Vec<Reply>, Vec<u64>, &'static str);
         let cases: Vec<Case> = vec![
-            (vec![rate_limited(), ok_sse(HELLO)], vec![1000], "ok"),
-            (vec![down(), down(), ok_sse(HELLO)], vec![500, 1000], "ok"),
-            (vec![down(), down(), down()], vec![500, 1000], "down"),
-            (vec![bad_key()], vec![], "bad key"),
+            // A Retry-After is honoured.
+            (then_ok(vec![rate_limited()]), vec![1000], "ok"),
+            (times(7, rate_limited), vec![1000; 6], "rate limited"),
+            // Busy without Retry-After: the growing schedule, then a pause.
+            (then_ok(times(2, down)), vec![5_000, 10_000], "ok"),
+            (then_ok(times(1, overloaded)), vec![5_000], "ok"),
+            (then_ok(times(5, busy)), schedule[..5].to_vec(), "ok"),
+            (times(7, busy), schedule.clone(), "rate limited"),
+            (times(7, down), schedule.clone(), "down"),
+            (times(7, overloaded), schedule.clone(), "down"),
+            // A Retry-After longer than a minute is not taken at its word.
+            (then_ok(vec![status(429, vec![("retry-after", "600")], "{}")]), vec![5_000], "ok"),
+            // Not busy: the SDKs' quick backoff, twice.
             (vec![net(), net(), net()], vec![500, 1000], "network"),
-            (vec![Reply::Fail(TransportFailure::Timeout), ok_sse(HELLO)], vec![500], "ok"),
+            (then_ok(vec![Reply::Fail(TransportFailure::Timeout)]), vec![500], "ok"),
+            (times(3, || status(408, vec![], "{}")), vec![500, 1000], "down"),
+            // Never retried.
+            (vec![bad_key()], vec![], "bad key"),
             (vec![status(404, vec![], "{}")], vec![], "not found"),
             (vec![status(400, vec![], "{}")], vec![], "bad request"),
-            (vec![status(529, vec![], "{}"), ok_sse(HELLO)], vec![500], "ok"),
+            (vec![status(503, vec![("x-should-retry", "false")], "{}")], vec![], "down"),
         ];
-        for (i, (replies, want_sleeps, want)) in cases.into_iter().enumerate() {
+        for (i, (replies, want_gaps, want)) in cases.into_iter().enumerate() {
             let n = replies.len();
             let (llm, transport, runtime) = make(Protocol::OpenAi, replies);
             let (_, result) = collect(&llm);
             let got = match &result {
                 Ok(c) if c.text == "Hello" => "ok",
                 Err(LlmError::ProviderDown { .. }) => "down",
+                Err(LlmError::RateLimited { .. }) => "rate limited",
                 Err(LlmError::BadKey { .. }) => "bad key",
                 Err(LlmError::Network { .. }) => "network",
                 Err(LlmError::ModelNotFound { .. }) => "not found",
@@ -439,35 +494,50 @@ mod tests {
                 _ => "other",
             };
             assert_eq!(got, want, "case {i}: {result:?}");
-            assert_eq!(*runtime.slept.borrow(), want_sleeps, "case {i}");
+            assert_eq!(transport.gaps(), want_gaps, "case {i}");
+            assert_eq!(runtime.slept.borrow().iter().sum::<u64>(), want_gaps.iter().sum::<u64>(), "case {i}: no pause after the last try");
             assert_eq!(transport.sent.borrow().len(), n, "case {i}: every scripted reply used, no more");
         }
     }
 
-    #[test]
-    fn a_retry_wait_is_announced_before_the_pause() {
-        let rate_limited = status(429, vec![("retry-after", "3")], r#"{"error":{"message":"slow down"}}"#);
-        let down = status(503, vec![], r#"{"error":{"message":"busy"}}"#);
-        let (llm, _, runtime) = make(Protocol::OpenAi, vec![rate_limited, down, ok_sse(HELLO)]);
-        let events: Vec<StreamEvent> = block_on(llm.stream(request()).map(Result::unwrap).collect());
-        let waits: Vec<(u64, &str)> = events
+    /// The `Waiting` notices of a call, as (milliseconds left, reason).
+    fn waits(events: &[Result<StreamEvent, LlmError>]) -> Vec<(u64, String)> {
+        events
             .iter()
             .filter_map(|e| match e {
-                StreamEvent::Waiting { ms, reason } => Some((*ms, reason.as_str())),
+                Ok(StreamEvent::Waiting { ms, reason }) => Some((*ms, reason.clone())),
                 _ => None,
             })
-            .collect();
-        assert_eq!(waits, [(3000, "rate limited by the provider"), (1000, "the provider is busy (HTTP 503)")]);
-        assert_eq!(*runtime.slept.borrow(), [3000, 1000], "each announced wait is the pause taken");
-        // Both waits come before any text, and the call then completes.
-        let first_delta = events.iter().position(|e| matches!(e, StreamEvent::Delta(_))).unwrap();
-        assert!(first_delta > 1);
-        assert!(matches!(events.last(), Some(StreamEvent::Done(c)) if c.text == "Hello"));
+            .collect()
+    }
+
+    #[test]
+    fn a_retry_wait_is_announced_before_the_pause_and_counted_down() {
+        let rate_limited = status(429, vec![("retry-after", "3")], r#"{"error":{"message":"slow down"}}"#);
+        let down = status(503, vec![], r#"{"error":{"message":"busy"}}"#);
+        let (llm, transport, runtime) = make(Protocol::OpenAi, vec![rate_limited, down, ok_sse(HELLO)]);
+        let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
+        let limited = |ms: u64| (ms, "rate limited by the provider".to_string());
+        let busy = |ms: u64| (ms, "the provider is busy (HTTP 503)".to_string());
+        let mut want = vec![limited(3000), limited(2000), limited(1000)];
+        want.extend((1..=10).rev().map(|s| busy(s * 1000)));
+        assert_eq!(waits(&events), want, "each pause announced, then counted down a second at a time");
+        assert_eq!(*runtime.slept.borrow(), vec![1000; 13], "the pauses are slept a second at a time");
+        assert_eq!(transport.gaps(), [3000, 10_000]);
+        // Every notice comes before any text, and the call then completes.
+        let first_delta = events.iter().position(|e| matches!(e, Ok(StreamEvent::Delta(_)))).unwrap();
+        assert_eq!(first_delta, 13);
+        assert!(matches!(events.last(), Some(Ok(StreamEvent::Done(c))) if c.text == "Hello"));
+        // A pause that is not a whole number of seconds ends on its remainder.
+        let (llm, _, runtime) = make(Protocol::OpenAi, vec![status(429, vec![("retry-after-ms", "1500")], "{}"), ok_sse(HELLO)]);
+        let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
+        assert_eq!(waits(&events), [limited(1500), limited(500)]);
+        assert_eq!(*runtime.slept.borrow(), [1000, 500]);
         // A call that gives up announces only the waits it took.
         let give_up = || status(429, vec![("retry-after", "1")], "{}");
-        let (llm, _, _) = make(Protocol::OpenAi, vec![give_up(), give_up(), give_up()]);
+        let (llm, _, _) = make(Protocol::OpenAi, (0..7).map(|_| give_up()).collect());
         let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
-        assert_eq!(events.iter().filter(|e| matches!(e, Ok(StreamEvent::Waiting { .. }))).count(), 2);
+        assert_eq!(waits(&events), vec![limited(1000); 6]);
         assert!(matches!(events.last(), Some(Err(LlmError::RateLimited { .. }))));
     }
 

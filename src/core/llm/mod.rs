@@ -162,43 +162,75 @@ pub enum StreamEvent {
     Waiting { ms: u64, reason: String },
 }
 
-/// What can go wrong talking to a model. Each variant says what a person can do.
+/// What can go wrong talking to a model.
+///
+/// The text of each kind is what the person sees (in the conversation and
+/// in the paused run's status): what happened, then what to do, in whole
+/// sentences. The provider's own words are quoted only where they help
+/// (which key, which model, which quota), trimmed; they are never the whole
+/// message, since some are advice for a server's operator, not for the
+/// person in front of the tab. `core::error_texts` lists every text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum LlmError {
-    #[error("the provider rejected the API key ({message}); check the key in Settings")]
+    #[error("The provider rejected the API key.{} Check the key in Settings, then Resume.", said(message))]
     BadKey { message: String },
-    #[error("the key is not allowed to use this model or region ({message})")]
+    #[error("The provider does not let this key use this model (or not from where you are).{} Choose another model in Settings, or allow it in your account with the provider, then Resume.", said(message))]
     Forbidden { message: String },
-    #[error("rate limited by the provider ({message}){}", wait_text(*retry_after_ms))]
+    #[error("The provider is busy (too many requests{}); Resume when you want to try again.", asked_wait(*retry_after_ms))]
     RateLimited { message: String, retry_after_ms: Option<u64> },
-    #[error("the account has no credit left or hit its quota ({message}); check billing with the provider")]
+    #[error("The account has no credit left or reached its quota.{} Add credit or raise the limit with the provider, then Resume.", said(message))]
     NoCredit { message: String },
-    #[error("model not found ({message}); check the model name in Settings")]
+    #[error("The provider does not know this model.{} Check the model name in Settings, then Resume.", said(message))]
     ModelNotFound { message: String },
-    #[error("the provider refused the request ({message})")]
+    /// The prompt does not fit the model's context window.
+    #[error("The conversation is too long for this model. Choose a model with a larger context window in Settings and Resume, or start a new session.")]
+    ContextTooLong { message: String },
+    #[error("The provider refused the request.{} Check the provider and model in Settings, then Resume.", said(message))]
     BadRequest { message: String },
-    #[error("the provider is down or overloaded (HTTP {status}: {message}); try again later")]
+    #[error("The provider is busy or down (HTTP {status}); Resume when you want to try again.")]
     ProviderDown { status: u16, message: String },
-    #[error("the browser blocked the request (CORS or network): {hint}")]
+    /// Nothing got through; `hint` says why that may be and how to fix it.
+    #[error("{hint} Then Resume.")]
     Blocked { hint: String },
-    #[error("network error: {message}")]
+    #[error("The network failed ({message}). Check the connection, then Resume.")]
     Network { message: String },
-    #[error("no answer within {after_ms} ms")]
+    #[error("The provider sent no answer within {} s. Resume to ask again.", after_ms.div_ceil(1000))]
     Timeout { after_ms: u64 },
-    #[error("the stream ended before the provider said it was done; {} characters were received", partial_text.chars().count())]
+    #[error("The answer broke off after {} characters, before the provider said it was done. Resume to ask again.", partial_text.chars().count())]
     Truncated { partial_text: String },
-    #[error("the provider sent something unreadable: {message}")]
+    #[error("The provider sent an answer tabteam cannot read ({message}). Check the base URL and provider in Settings, then Resume.")]
     Protocol { message: String },
-    #[error("stopped by the user")]
+    #[error("Stopped by you.")]
     Cancelled,
-    #[error("the scripted model has no turn left for call #{call}")]
+    #[error("The scripted model has no answer left for call #{call}.")]
     ScriptExhausted { call: usize },
 }
 
-fn wait_text(retry_after_ms: Option<u64>) -> String {
+/// How many characters of the provider's message a person is shown.
+const SAID_CHARS: usize = 160;
+
+/// ` The provider said: "…".`, or nothing when it said nothing useful.
+fn said(message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() || message == "no details given" || message == "{}" {
+        return String::new();
+    }
+    let mut cut: String = message.chars().take(SAID_CHARS).collect();
+    if message.chars().nth(SAID_CHARS).is_some() {
+        // End on a word, not inside one.
+        if let Some(space) = cut.rfind(' ') {
+            cut.truncate(space);
+        }
+        cut.push('…');
+    }
+    // The quote ends the sentence: its own full stop is dropped, not doubled.
+    format!(" The provider said: \u{201c}{}\u{201d}.", cut.trim_end_matches('.'))
+}
+
+fn asked_wait(retry_after_ms: Option<u64>) -> String {
     match retry_after_ms {
-        Some(ms) => format!("; wait {} s", ms.div_ceil(1000)),
-        None => String::new(),
+        Some(ms) if ms >= 1000 => format!("; it asked for a pause of {} s", ms.div_ceil(1000)),
+        _ => String::new(),
     }
 }
 

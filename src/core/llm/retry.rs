@@ -12,12 +12,19 @@ use serde_json::Value;
 use super::http::{HttpResponseHead, Protocol};
 use super::LlmError;
 
-/// How many times a failed call is tried again.
+/// How many times, and after which pauses, a failed call is tried again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
+    /// Quick retries (the SDKs' backoff of half a second and up) after a
+    /// failed connection, a time-out, or a status such as 408 that says
+    /// "try again" without the provider being busy.
     pub max_retries: u32,
+    /// The pauses before each new try while the provider is busy (429, 5xx,
+    /// Anthropic's 529): one retry per entry, then the call gives up. A
+    /// `Retry-After` the provider sends (up to [`MAX_SERVER_DELAY_MS`])
+    /// replaces the entry's pause.
+    pub busy_waits_ms: &'static [u64],
 }
-
 /// What one attempt ended with, as far as retrying cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -47,9 +54,15 @@ const MAX_BODY_CHARS: usize = 300;
 /// with one of these is masked before it reaches a message.
 const KEY_PREFIXES: &[&str] = &["sk-", "sk_", "gsk_", "xai-", "AIza"];
 
+/// A busy provider (a rate limit, an outage) that does not say when to come
+/// back is asked again after 5 s, 10 s, 20 s, 40 s, 60 s and 60 s: a few
+/// minutes in all (3 min 15 s), so a short overload passes without the
+/// person doing anything, and a long one ends in a pause they can resume.
+pub const BUSY_WAITS_MS: &[u64] = &[5_000, 10_000, 20_000, 40_000, 60_000, 60_000];
+
 impl Default for RetryPolicy {
     fn default() -> Self {
-        Self { max_retries: 2 }
+        Self { max_retries: 2, busy_waits_ms: BUSY_WAITS_MS }
     }
 }
 
@@ -59,13 +72,15 @@ impl RetryPolicy {
     /// 0..1 chosen by the caller; `now_ms` (Unix milliseconds), when given,
     /// lets an HTTP-date `Retry-After` count.
     pub fn decide(&self, attempt: u32, outcome: &Outcome, jitter: f64, now_ms: Option<u64>) -> RetryDecision {
-        if attempt >= self.max_retries {
-            return RetryDecision::GiveUp;
-        }
-        let head = match outcome {
-            Outcome::Network | Outcome::Timeout => {
-                return RetryDecision::Retry { delay_ms: default_backoff_ms(attempt, jitter) };
+        let quick = |attempt: u32| {
+            if attempt < self.max_retries {
+                RetryDecision::Retry { delay_ms: default_backoff_ms(attempt, jitter) }
+            } else {
+                RetryDecision::GiveUp
             }
+        };
+        let head = match outcome {
+            Outcome::Network | Outcome::Timeout => return quick(attempt),
             Outcome::Response(head) => head,
         };
         let should_retry = match head.header("x-should-retry").map(str::trim) {
@@ -76,12 +91,27 @@ impl RetryPolicy {
         if !should_retry {
             return RetryDecision::GiveUp;
         }
-        let delay_ms = match server_delay_ms(head, now_ms) {
-            Some(ms) if (0.0..=MAX_SERVER_DELAY_MS).contains(&ms) => ms.ceil() as u64,
-            _ => default_backoff_ms(attempt, jitter),
-        };
-        RetryDecision::Retry { delay_ms }
+        let server_delay = server_delay_ms(head, now_ms)
+            .filter(|ms| (0.0..=MAX_SERVER_DELAY_MS).contains(ms))
+            .map(|ms| ms.ceil() as u64);
+        if !is_busy_status(head.status) {
+            return match (quick(attempt), server_delay) {
+                (RetryDecision::Retry { .. }, Some(delay_ms)) => RetryDecision::Retry { delay_ms },
+                (decision, _) => decision,
+            };
+        }
+        match self.busy_waits_ms.get(attempt as usize) {
+            Some(wait) => RetryDecision::Retry { delay_ms: server_delay.unwrap_or(*wait) },
+            None => RetryDecision::GiveUp,
+        }
     }
+}
+
+/// Statuses that mean the provider is busy or down rather than that the
+/// request is wrong: a rate limit (429), a server error or overload (5xx,
+/// Anthropic's 529).
+pub fn is_busy_status(status: u16) -> bool {
+    status == 429 || status >= 500
 }
 
 /// Statuses worth another try without a header saying otherwise.
@@ -236,6 +266,29 @@ impl ErrorDetail {
             .any(|needle| message.contains(needle))
     }
 
+    /// The prompt does not fit the model's context window, however the
+    /// provider (or a proxy such as LiteLLM, whose message then goes on with
+    /// advice for its operator) puts it.
+    fn says_too_long(&self) -> bool {
+        let tags = [self.kind.as_deref(), self.code.as_deref()];
+        if tags.iter().flatten().any(|t| matches!(*t, "context_length_exceeded" | "request_too_large")) {
+            return true;
+        }
+        let message = self.message.to_lowercase();
+        [
+            "context length",
+            "context_length_exceeded",
+            "context window",
+            "contextwindowexceeded",
+            "prompt is too long",
+            "input is too long",
+            "too many tokens",
+            "reduce the length of the messages",
+        ]
+        .iter()
+        .any(|needle| message.contains(needle))
+    }
+
     /// Google answers a bad key with 400 `INVALID_ARGUMENT`.
     fn says_bad_key(&self) -> bool {
         let message = self.message.to_lowercase();
@@ -266,7 +319,9 @@ impl ErrorDetail {
             }
             "timeout_error" => LlmError::ProviderDown { status: 504, message },
             "api_error" | "server_error" | "INTERNAL" => LlmError::ProviderDown { status: 500, message },
+            "context_length_exceeded" | "request_too_large" => LlmError::ContextTooLong { message },
             _ if self.says_no_credit() => LlmError::NoCredit { message },
+            _ if self.says_too_long() => LlmError::ContextTooLong { message },
             _ => LlmError::BadRequest { message },
         };
         Some(error)
@@ -302,6 +357,7 @@ fn known_kind(kind: &str) -> bool {
             | "INTERNAL"
             | "invalid_request_error"
             | "request_too_large"
+            | "context_length_exceeded"
             | "INVALID_ARGUMENT"
     )
 }
@@ -318,6 +374,7 @@ fn error_from_status(status: u16, detail: &ErrorDetail, retry_after_ms: Option<u
         // Google reports a bad key.
         400 | 429 if detail.says_no_credit() => LlmError::NoCredit { message },
         400 if detail.says_bad_key() => LlmError::BadKey { message },
+        400 | 413 if detail.says_too_long() => LlmError::ContextTooLong { message },
         429 => LlmError::RateLimited { message, retry_after_ms },
         408 | 409 | 500..=599 => LlmError::ProviderDown { status, message },
         400..=499 => LlmError::BadRequest { message },
@@ -410,6 +467,36 @@ mod tests {
         check("Authorization: Bearer abc", "Authorization: Bearer abc");
         check("invalid x-api-key", "invalid x-api-key");
         check("ask-me sk- skip", "ask-me sk- skip");
+    }
+
+    #[test]
+    fn a_prompt_too_long_for_the_window_is_its_own_kind() {
+        let kind = |status: u16, body: &str| {
+            let head = HttpResponseHead::new(status, vec![]);
+            match error_from_response(Protocol::OpenAi, status, &head, body) {
+                LlmError::ContextTooLong { .. } => "too long",
+                LlmError::RateLimited { .. } => "rate limited",
+                LlmError::BadRequest { .. } => "bad request",
+                other => panic!("{other:?}"),
+            }
+        };
+        // OpenAI, Anthropic, a LiteLLM proxy (its `code` is a string), and
+        // an error event inside a stream.
+        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+        let litellm = r#"{"error":{"message":"litellm.ContextWindowExceededError: litellm.BadRequestError: ... Set `context_window_fallback` in your config","type":null,"param":null,"code":"400"}}"#;
+        assert_eq!(kind(400, openai), "too long");
+        assert_eq!(kind(400, anthropic), "too long");
+        assert_eq!(kind(400, litellm), "too long");
+        assert_eq!(kind(413, r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#), "too long");
+        assert!(matches!(error_from_event_data(openai), LlmError::ContextTooLong { .. }));
+        // Not every mention of tokens is a full window.
+        assert_eq!(kind(429, r#"{"error":{"message":"Rate limit: too many tokens per minute","type":"rate_limit_error"}}"#), "rate limited");
+        assert_eq!(kind(400, r#"{"error":{"message":"temperature must be at most 2","type":"invalid_request_error"}}"#), "bad request");
+        // The operator's advice never reaches the person.
+        let head = HttpResponseHead::new(400, vec![]);
+        let text = error_from_response(Protocol::OpenAi, 400, &head, litellm).to_string();
+        assert!(!text.contains("context_window_fallback") && text.contains("too long for this model"), "{text}");
     }
 
     #[test]
