@@ -283,7 +283,7 @@ mod tests {
     fn cost(role: &str, dollars: f64) -> TeamEvent {
         TeamEvent::LlmFinished {
             role: role.into(),
-            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false },
+            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false, cached_tokens: 0, cache_write_tokens: 0 },
         }
     }
 
