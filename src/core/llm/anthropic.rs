@@ -5,6 +5,8 @@
 //! It deliberately does no IO, keeps only text blocks (tool-use input and
 //! thinking are skipped), and has no JSON mode: Anthropic has no
 //! `response_format`, so `ChatRequest::json_mode` is left to the prompt.
+//! Prompt caching: two `cache_control` breakpoints (the system prompt, the
+//! end of the history), and the cache reads and writes in the usage.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
