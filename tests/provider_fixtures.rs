@@ -202,9 +202,8 @@ fn expected_openai_run(expected: &Value) -> Run {
     };
     let usage = &expected["final_usage"];
     let usage = Usage {
-        prompt_tokens: u64_at(usage, "prompt_tokens"),
-        completion_tokens: u64_at(usage, "completion_tokens"),
-        estimated: false,
+        cached_tokens: u64_at(&usage["prompt_tokens_details"], "cached_tokens"),
+        ..Usage::new(u64_at(usage, "prompt_tokens"), u64_at(usage, "completion_tokens"))
     };
     finished_run(expected["saw_done"] == json!(true), text, finish, usage, None)
 }
@@ -223,11 +222,12 @@ fn expected_anthropic_run(expected: &Value) -> Run {
     };
     let usage = &expected["usage_merged"];
     let usage = Usage {
-        prompt_tokens: u64_at(usage, "input_tokens")
-            + u64_at(usage, "cache_creation_input_tokens")
-            + u64_at(usage, "cache_read_input_tokens"),
-        completion_tokens: u64_at(usage, "output_tokens"),
-        estimated: false,
+        cached_tokens: u64_at(usage, "cache_read_input_tokens"),
+        cache_write_tokens: u64_at(usage, "cache_creation_input_tokens"),
+        ..Usage::new(
+            u64_at(usage, "input_tokens") + u64_at(usage, "cache_creation_input_tokens") + u64_at(usage, "cache_read_input_tokens"),
+            u64_at(usage, "output_tokens"),
+        )
     };
     let error = match expected["error"]["type"].as_str() {
         None => None,
@@ -365,9 +365,61 @@ fn openrouter_usage_chunk_with_nonempty_choices() {
     assert_eq!(done.text, content_of(&chunks));
     assert_eq!(done.text, run.deltas);
     assert_eq!(done.finish, FinishReason::Stop);
-    assert_eq!(done.usage, Usage { prompt_tokens: 25, completion_tokens: 40, estimated: false });
+    assert_eq!(done.usage, Usage::new(25, 40));
     assert_eq!(&*done.model, "openai/gpt-4o-mini");
     assert_eq!(run_codec(Codec::OpenAi, bytes.chunks(7)), run);
+}
+
+/// Cached-token figures survive any chunking: each stream below is decoded
+/// whole and split in two at every byte boundary, and must give the same
+/// usage every time. (Written here, not recorded: the recorded fixtures
+/// report no cache hits.)
+#[test]
+fn cached_usage_from_streams_split_at_every_boundary() {
+    let anthropic = concat!(
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":1800,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Done.\"}}\n\n",
+        "event: message_delta\n",
+        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":250,\"cache_read_input_tokens\":1800,\"output_tokens\":7}}\n\n",
+        "event: message_stop\n",
+        "data: {\"type\":\"message_stop\"}\n\n",
+    );
+    // Only `message_start` reports the cache (the delta has output tokens).
+    let anthropic_start_only = anthropic.replace(
+        "\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":250,\"cache_read_input_tokens\":1800,\"output_tokens\":7}",
+        "\"usage\":{\"output_tokens\":7}",
+    );
+    let openai = concat!(
+        "data: {\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Done.\"}}],\"usage\":null}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2062,\"completion_tokens\":7,\"prompt_tokens_details\":{\"cached_tokens\":1920,\"audio_tokens\":0}}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let deepseek = concat!(
+        "data: {\"model\":\"deepseek-chat\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Done.\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":7,\"prompt_cache_hit_tokens\":640,\"prompt_cache_miss_tokens\":260}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let cases: [(Codec, &str, Usage); 4] = [
+        (Codec::Anthropic, anthropic, Usage { cached_tokens: 1800, cache_write_tokens: 250, ..Usage::new(2062, 7) }),
+        (Codec::Anthropic, &anthropic_start_only, Usage { cached_tokens: 1800, ..Usage::new(1812, 7) }),
+        (Codec::OpenAi, openai, Usage { cached_tokens: 1920, ..Usage::new(2062, 7) }),
+        (Codec::OpenAi, deepseek, Usage { cached_tokens: 640, ..Usage::new(900, 7) }),
+    ];
+    for (codec, stream, want) in cases {
+        let bytes = stream.as_bytes();
+        let whole = run_codec(codec, [bytes]);
+        let done = whole.done.clone().unwrap_or_else(|| panic!("no Done: {whole:?}"));
+        assert_eq!((done.text.as_str(), done.usage), ("Done.", want), "{stream}");
+        for_each_split(&(0..=bytes.len()).collect::<Vec<_>>(), |split| {
+            let (a, b) = bytes.split_at(split);
+            assert_eq!(run_codec(codec, [a, b]), whole, "{codec:?} split at byte {split}");
+        });
+        assert_eq!(run_codec(codec, bytes.chunks(1)), whole, "{codec:?} one byte at a time");
+    }
 }
 
 #[test]
@@ -888,11 +940,14 @@ fn anthropic_request_hoists_system() {
         json!({
             "model": "model-x",
             "max_tokens": 100,
-            "system": "You are terse.\n\nAnswer in JSON.",
+            "system": [{"type": "text", "text": "You are terse.\n\nAnswer in JSON.", "cache_control": {"type": "ephemeral"}}],
             "messages": [
                 {"role": "user", "content": "Hi"},
                 {"role": "assistant", "content": "Hello."},
-                {"role": "user", "content": "Plan?\n\nNow."},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "Plan?", "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": "Now."},
+                ]},
             ],
             "stream": true,
             "temperature": 0.2,

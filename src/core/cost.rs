@@ -5,6 +5,13 @@
 //! `gate::LlmGate`), the check includes the prompt about to be sent, and a
 //! model with no known price stops the run with [`BudgetError::UnknownPrice`]
 //! until the user enters one. Prices are dollars per million tokens.
+//!
+//! Cached input is billed at the model's cached price and cache writes at
+//! its write price when the table has them; a model without a cached price
+//! is billed the full input price for cached tokens (never less than the
+//! provider could charge), and without a write price, writes cost
+//! Anthropic's 1.25 × input (Anthropic is the one provider that reports
+//! writes).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -19,39 +26,85 @@ use super::shared_str::SharedStr;
 pub struct Price {
     pub input_per_mtok: f64,
     pub output_per_mtok: f64,
+    /// Input served from the provider's prompt cache; `None`: unknown, so
+    /// billed at `input_per_mtok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_per_mtok: Option<f64>,
+    /// Input written to the cache (Anthropic); `None`: 1.25 × input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_per_mtok: Option<f64>,
 }
 
+/// Anthropic's price of a 5-minute cache write, as a multiple of the input
+/// price: what a write costs when the table names no write price.
+pub const CACHE_WRITE_FACTOR: f64 = 1.25;
+
 impl Price {
+    /// A price without cache rates (cached tokens billed as input).
     pub const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
-        Self { input_per_mtok, output_per_mtok }
+        Self { input_per_mtok, output_per_mtok, cached_input_per_mtok: None, cache_write_per_mtok: None }
     }
 
+    /// This price with cache rates: reads at `cached`, writes at `write`.
+    pub const fn with_cache(self, cached: Option<f64>, write: Option<f64>) -> Self {
+        Self { cached_input_per_mtok: cached, cache_write_per_mtok: write, ..self }
+    }
+
+    /// Every prompt token at the full input price.
     pub fn cost(&self, prompt_tokens: u64, completion_tokens: u64) -> f64 {
         (prompt_tokens as f64 * self.input_per_mtok + completion_tokens as f64 * self.output_per_mtok) / 1_000_000.0
+    }
+
+    /// One call's cost: uncached input, cached input and cache writes each
+    /// at their own price. A cached price above the input price is taken
+    /// as given; a missing one is the input price, so a cached token never
+    /// costs less than the provider may charge for it.
+    pub fn cost_of(&self, usage: &Usage) -> f64 {
+        let cached = self.cached_input_per_mtok.unwrap_or(self.input_per_mtok);
+        let write = self.cache_write_per_mtok.unwrap_or(self.input_per_mtok * CACHE_WRITE_FACTOR);
+        let cached_tokens = usage.cached_tokens.min(usage.prompt_tokens);
+        let written = usage.cache_write_tokens.min(usage.prompt_tokens - cached_tokens);
+        let uncached = usage.prompt_tokens - cached_tokens - written;
+        (uncached as f64 * self.input_per_mtok
+            + cached_tokens as f64 * cached
+            + written as f64 * write
+            + usage.completion_tokens as f64 * self.output_per_mtok)
+            / 1_000_000.0
     }
 }
 
 /// Known prices, from MetaGPT's table and, for models it lacks, tokencost's
 /// (see `shared/mission/PROVIDERS.md` §6). Where the two disagree on an
 /// undated alias (`gpt-4o`), the current price is used.
-const DEFAULT_PRICES: &[(&str, f64, f64)] = &[
-    ("gpt-4o", 2.50, 10.00),
-    ("gpt-4o-2024-08-06", 2.50, 10.00),
-    ("gpt-4o-mini", 0.15, 0.60),
-    ("gpt-4.1", 2.00, 8.00),
-    ("gpt-4.1-mini", 0.40, 1.60),
-    ("gpt-4.1-nano", 0.10, 0.40),
-    ("claude-3-5-sonnet", 3.00, 15.00),
-    ("claude-3-7-sonnet", 3.00, 15.00),
-    ("claude-sonnet-4", 3.00, 15.00),
-    ("claude-3-5-haiku", 0.80, 4.00),
-    ("claude-3-haiku", 0.25, 1.25),
-    ("claude-3-opus", 15.00, 75.00),
-    ("claude-opus-4", 15.00, 75.00),
-    ("deepseek-chat", 0.27, 1.10),
-    ("deepseek-reasoner", 0.55, 2.20),
-    ("gemini-1.5-flash", 0.075, 0.30),
-    ("gemini-1.5-pro", 3.50, 10.50),
+///
+/// Columns: model, input, output, cached input, cache write. The cache
+/// rates come from the providers' own pricing pages, as read on 2026-11-26:
+/// OpenAI's "Pricing" (developers.openai.com/api/docs/pricing, "Cached
+/// input"; OpenAI charges nothing extra for writes, so they are the input
+/// price), Anthropic's "Pricing" (platform.claude.com/docs/en/about-claude/pricing,
+/// "5m cache writes" = 1.25 × input and "Cache hits" = 0.1 × input), and
+/// DeepSeek's "Models & Pricing" (api-docs.deepseek.com/quick_start/pricing,
+/// "cache hit", the rates that go with the input and output prices here).
+/// Gemini's context caching is priced with storage by the hour, which a
+/// per-token table cannot say: no cached price, so full input.
+const DEFAULT_PRICES: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
+    ("gpt-4o", 2.50, 10.00, Some(1.25), Some(2.50)),
+    ("gpt-4o-2024-08-06", 2.50, 10.00, Some(1.25), Some(2.50)),
+    ("gpt-4o-mini", 0.15, 0.60, Some(0.075), Some(0.15)),
+    ("gpt-4.1", 2.00, 8.00, Some(0.50), Some(2.00)),
+    ("gpt-4.1-mini", 0.40, 1.60, Some(0.10), Some(0.40)),
+    ("gpt-4.1-nano", 0.10, 0.40, Some(0.025), Some(0.10)),
+    ("claude-3-5-sonnet", 3.00, 15.00, Some(0.30), Some(3.75)),
+    ("claude-3-7-sonnet", 3.00, 15.00, Some(0.30), Some(3.75)),
+    ("claude-sonnet-4", 3.00, 15.00, Some(0.30), Some(3.75)),
+    ("claude-3-5-haiku", 0.80, 4.00, Some(0.08), Some(1.00)),
+    ("claude-3-haiku", 0.25, 1.25, Some(0.03), Some(0.30)),
+    ("claude-3-opus", 15.00, 75.00, Some(1.50), Some(18.75)),
+    ("claude-opus-4", 15.00, 75.00, Some(1.50), Some(18.75)),
+    ("deepseek-chat", 0.27, 1.10, Some(0.07), Some(0.27)),
+    ("deepseek-reasoner", 0.55, 2.20, Some(0.14), Some(0.55)),
+    ("gemini-1.5-flash", 0.075, 0.30, None, None),
+    ("gemini-1.5-pro", 3.50, 10.50, None, None),
 ];
 
 /// Model name → price. Users extend it with [`PriceTable::set`].
@@ -77,8 +130,8 @@ impl Default for PriceTable {
         // Inserted one by one: collecting into a map sorts a Vec first,
         // a slice sort of its own in the wasm.
         let mut prices = BTreeMap::new();
-        for &(model, input, output) in DEFAULT_PRICES {
-            prices.insert(model.to_string(), Price::new(input, output));
+        for &(model, input, output, cached, write) in DEFAULT_PRICES {
+            prices.insert(model.to_string(), Price::new(input, output).with_cache(cached, write));
         }
         Self { prices, last: RefCell::default() }
     }
@@ -185,11 +238,24 @@ pub struct Tally {
     pub cost: f64,
     /// Calls whose tokens were estimated (the provider sent no usage).
     pub estimated_calls: u64,
+    /// Of `prompt_tokens`, served from the provider's cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Of `prompt_tokens`, written to the provider's cache.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Tally {
+    /// The share of input tokens served from a cache (0 with no input).
+    pub fn cached_share(&self) -> f64 {
+        if self.prompt_tokens == 0 { 0.0 } else { self.cached_tokens as f64 / self.prompt_tokens as f64 }
+    }
+
     fn add(&mut self, entry: &CostEntry) {
         self.calls += 1;
+        self.cached_tokens += entry.cached_tokens;
+        self.cache_write_tokens += entry.cache_write_tokens;
         self.prompt_tokens += entry.prompt_tokens;
         self.completion_tokens += entry.completion_tokens;
         self.cost += entry.cost;
@@ -207,6 +273,12 @@ pub struct CostEntry {
     pub completion_tokens: u64,
     pub cost: f64,
     pub estimated: bool,
+    /// Of `prompt_tokens`, served from the provider's cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Of `prompt_tokens`, written to the provider's cache.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 /// Every call's cost, totals per role and per model, and the budget.
@@ -282,7 +354,7 @@ impl CostLedger {
     /// as [`CostLedger::shared_model`] gave it: one name for a team that
     /// calls one model again and again).
     pub fn record_entry(&mut self, role: &SharedStr, model: &SharedStr, usage: Usage) -> &CostEntry {
-        let cost = self.prices.price_of(model).map_or(0.0, |p| p.cost(usage.prompt_tokens, usage.completion_tokens));
+        let cost = self.prices.price_of(model).map_or(0.0, |p| p.cost_of(&usage));
         let entry = CostEntry {
             seq: self.entries.len() as u64 + 1,
             role: role.clone(),
@@ -291,6 +363,8 @@ impl CostLedger {
             completion_tokens: usage.completion_tokens,
             cost,
             estimated: usage.estimated,
+            cached_tokens: usage.cached_tokens,
+            cache_write_tokens: usage.cache_write_tokens,
         };
         self.total.add(&entry);
         add_to(&mut self.per_role, &entry.role, &entry);
@@ -364,7 +438,86 @@ mod tests {
     }
 
     fn usage(p: u64, c: u64) -> Usage {
-        Usage { prompt_tokens: p, completion_tokens: c, estimated: false }
+        Usage::new(p, c)
+    }
+
+    fn cached(p: u64, c: u64, read: u64, written: u64) -> Usage {
+        Usage { cached_tokens: read, cache_write_tokens: written, ..Usage::new(p, c) }
+    }
+
+    /// Uncached, cached and written input each at its price; a model
+    /// without cache prices pays the full input price for cached tokens.
+    #[test]
+    fn cached_tokens_at_their_prices() {
+        let sonnet = Price::new(3.0, 15.0).with_cache(Some(0.30), Some(3.75));
+        let check = |price: Price, usage: Usage, want: f64| {
+            let got = price.cost_of(&usage);
+            assert!((got - want).abs() < 1e-12, "{price:?} {usage:?}: {got} != {want}");
+        };
+        // No cache: the plain price.
+        check(sonnet, usage(1_000_000, 100_000), 3.0 + 1.5);
+        // 800k read (0.24), 150k written (0.5625), 50k plain (0.15), output 1.5.
+        check(sonnet, cached(1_000_000, 100_000, 800_000, 150_000), 0.24 + 0.5625 + 0.15 + 1.5);
+        // All read.
+        check(sonnet, cached(1_000_000, 0, 1_000_000, 0), 0.30);
+        // No cached price: cached tokens cost the input price, writes 1.25 ×.
+        check(Price::new(2.0, 8.0), cached(1_000_000, 0, 600_000, 0), 2.0);
+        check(Price::new(2.0, 8.0), cached(1_000_000, 0, 0, 400_000), 1.2 + 0.4 * 2.5);
+        // Cached price only (OpenAI): reads discounted, nothing else.
+        check(Price::new(0.15, 0.6).with_cache(Some(0.075), None), cached(2_000_000, 0, 1_000_000, 0), 0.15 + 0.075);
+        // A report of more cached than sent is capped at what was sent.
+        check(sonnet, cached(100, 0, 500, 500), 100.0 * 0.30 / 1e6);
+        // Never less than the cached price allows: every mix costs at least
+        // all-cached and at most all-written.
+        for read in [0, 250_000, 1_000_000] {
+            let got = sonnet.cost_of(&cached(1_000_000, 0, read, 0));
+            assert!((0.30 - 1e-12..=3.0 + 1e-12).contains(&got), "{got}");
+        }
+    }
+
+    /// The ledger bills each entry as `cost_of` says and keeps the cached
+    /// and written tokens per entry, per role, per model and in all.
+    #[test]
+    fn ledger_bills_cached_tokens() {
+        let mut prices = PriceTable::empty();
+        prices.set("claude-sonnet-4", Price::new(3.0, 15.0).with_cache(Some(0.30), Some(3.75)));
+        prices.set("plain", Price::new(3.0, 15.0));
+        let mut l = CostLedger::new(100.0, prices);
+        let first = l.record("Mike", "claude-sonnet-4", cached(10_000, 0, 0, 9_000)).cost;
+        let second = l.record("Mike", "claude-sonnet-4", cached(10_500, 0, 9_000, 1_000)).cost;
+        let plain = l.record("Alice", "plain", cached(10_500, 0, 9_000, 0)).cost;
+        assert!((first - (1_000.0 * 3.0 + 9_000.0 * 3.75) / 1e6).abs() < 1e-12);
+        assert!((second - (500.0 * 3.0 + 9_000.0 * 0.30 + 1_000.0 * 3.75) / 1e6).abs() < 1e-12);
+        assert!((plain - 10_500.0 * 3.0 / 1e6).abs() < 1e-12, "no cached price: full input price");
+        let total = l.total();
+        assert_eq!((total.prompt_tokens, total.cached_tokens, total.cache_write_tokens), (31_000, 18_000, 10_000));
+        assert_eq!((l.per_role()["Mike"].cached_tokens, l.per_role()["Alice"].cached_tokens), (9_000, 9_000));
+        assert_eq!(l.per_model()["claude-sonnet-4"].cache_write_tokens, 10_000);
+        assert!((total.cached_share() - 18.0 / 31.0).abs() < 1e-12);
+        assert!((total.cost - (first + second + plain)).abs() < 1e-12);
+        assert_eq!(Tally::default().cached_share(), 0.0);
+    }
+
+    /// Every preset's default model that the table prices has a cached
+    /// price at most its input price; Anthropic's have a write price.
+    #[test]
+    fn default_cache_prices() {
+        let t = PriceTable::default();
+        for (model, want_cached, want_write) in [
+            ("gpt-4o-mini", 0.075, 0.15),
+            ("claude-3-5-haiku-20241022", 0.08, 1.00),
+            ("claude-sonnet-4-20250514", 0.30, 3.75),
+            ("deepseek-chat", 0.07, 0.27),
+        ] {
+            let p = t.price(model).unwrap();
+            assert_eq!((p.cached_input_per_mtok, p.cache_write_per_mtok), (Some(want_cached), Some(want_write)), "{model}");
+        }
+        assert_eq!(t.price("gemini-1.5-flash").unwrap().cached_input_per_mtok, None);
+        for preset in crate::core::llm::presets::PRESETS {
+            if let Some(p) = t.price(preset.default_model) {
+                assert!(p.cached_input_per_mtok.is_none_or(|c| c <= p.input_per_mtok), "{}", preset.default_model);
+            }
+        }
     }
 
     #[test]
@@ -375,7 +528,7 @@ mod tests {
         let mut l = CostLedger::new(10.0, prices);
         l.record("Alice", "m1", usage(1_000_000, 0));
         l.record("Bob", "m2", usage(100_000, 100_000));
-        l.record("Alice", "m1", Usage { prompt_tokens: 0, completion_tokens: 500_000, estimated: true });
+        l.record("Alice", "m1", Usage { estimated: true, ..Usage::new(0, 500_000) });
         assert_eq!(l.total().calls, 3);
         assert!((l.total().cost - 4.0).abs() < 1e-9);
         assert!((l.per_role()["Alice"].cost - 2.0).abs() < 1e-9);

@@ -61,6 +61,8 @@ pub struct CostLine {
     pub completion_tokens: u64,
     pub dollars: f64,
     pub estimated: bool,
+    /// Of `prompt_tokens`, served from the provider's prompt cache.
+    pub cached_tokens: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -90,7 +92,17 @@ impl RunView {
         line.completion_tokens += entry.completion_tokens;
         line.dollars += entry.cost;
         line.estimated |= entry.estimated;
+        line.cached_tokens += entry.cached_tokens;
         self.total_dollars += entry.cost;
+    }
+
+    /// What the cost meter says of the prompt cache: how many input tokens
+    /// the provider served from it, of how many; `None` while it served
+    /// none (most runs on a provider or model without caching).
+    pub fn cache_note(&self) -> Option<String> {
+        let cached: u64 = self.cost.values().map(|c| c.cached_tokens).sum();
+        let input: u64 = self.cost.values().map(|c| c.prompt_tokens).sum();
+        (cached > 0).then(|| format!("{cached} of {input} input tokens cached ({:.0}%)", 100.0 * cached as f64 / input.max(1) as f64))
     }
 
     /// Fold one event in.
@@ -293,10 +305,26 @@ mod tests {
     use crate::core::cost::CostEntry;
     use crate::core::message::{Message, MessageId, MsgRole};
 
+    /// The meter's cache note sums every role's cached input tokens.
+    #[test]
+    fn the_meter_shows_the_cached_share() {
+        let mut v = RunView::default();
+        let cached = |role: &str, prompt: u64, cached: u64| TeamEvent::LlmFinished {
+            role: role.into(),
+            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: prompt, completion_tokens: 5, cost: 0.01, estimated: false, cached_tokens: cached, cache_write_tokens: 0 },
+        };
+        v.apply(&cached("Mike", 2000, 0));
+        assert_eq!(v.cache_note(), None, "nothing cached yet");
+        v.apply(&cached("Mike", 2000, 1500));
+        v.apply(&cached("Alice", 1000, 500));
+        assert_eq!(v.cost["Mike"].cached_tokens, 1500);
+        assert_eq!(v.cache_note().as_deref(), Some("2000 of 5000 input tokens cached (40%)"));
+    }
+
     fn cost(role: &str, dollars: f64) -> TeamEvent {
         TeamEvent::LlmFinished {
             role: role.into(),
-            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false },
+            entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false, cached_tokens: 0, cache_write_tokens: 0 },
         }
     }
 
@@ -326,6 +354,7 @@ mod tests {
         assert_eq!(v.entries.len(), 2);
         assert!(v.entries[0].live);
         assert_eq!(v.busy["Alice"], "thinking");
+        assert_eq!(v.cache_note(), None);
         v.apply(&cost("Alice", 0.25));
         assert_eq!(v.entries[0].text, "Writing the PRD.");
         assert_eq!(v.entries[0].commands.as_deref(), Some("[{\"command_name\":\"end\"}]"));

@@ -71,6 +71,7 @@ fn Toolbar() -> impl IntoView {
                 } else {
                     format!("${:.4} of ${:.2}", spent(), budget())
                 }}</span>
+                <span class="note" data-testid="cache">{move || shared.view.with(|v| v.cache_note().map(|n| format!(" · {n}")).unwrap_or_default())}</span>
             </div>
             <div class="row">
                 <button data-testid="stop" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
@@ -79,13 +80,14 @@ fn Toolbar() -> impl IntoView {
             <details class="tokens">
                 <summary>"Tokens per role"</summary>
                 <table>
-                    <thead><tr><th>"Role"</th><th>"Calls"</th><th>"In"</th><th>"Out"</th><th>"$"</th></tr></thead>
+                    <thead><tr><th>"Role"</th><th>"Calls"</th><th>"In"</th><th>"Cached"</th><th>"Out"</th><th>"$"</th></tr></thead>
                     <tbody>
                         {move || shared.view.with(|v| v.cost.iter().map(|(role, c)| view! {
                             <tr>
                                 <td>{role.clone()}</td>
                                 <td>{c.calls}</td>
                                 <td>{c.prompt_tokens}</td>
+                                <td>{c.cached_tokens}</td>
                                 <td>{c.completion_tokens}{if c.estimated { " (est.)" } else { "" }}</td>
                                 <td>{format!("{:.4}", c.dollars)}</td>
                             </tr>

@@ -601,6 +601,18 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     return finish;
   }
 
+  /**
+   * The prompt-cache figures a turn scripts in `usage`
+   * (`cache_read_input_tokens`, `cache_creation_input_tokens`), reported
+   * beside `input_tokens` as Anthropic does; none when not scripted.
+   */
+  function anthropicCacheUsage(c) {
+    const usage = c.turn.usage ?? {};
+    const out = {};
+    for (const k of ['cache_creation_input_tokens', 'cache_read_input_tokens']) if (usage[k] !== undefined) out[k] = usage[k];
+    return out;
+  }
+
   function anthropicMessage(c) {
     return {
       id: `msg_llmsrv_${c.seq}`,
@@ -610,7 +622,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
       content: [{ type: 'text', text: c.replyText }],
       stop_reason: anthropicStopReason(c.finish),
       stop_sequence: null,
-      usage: { input_tokens: c.promptTokens, output_tokens: c.completionTokens },
+      usage: { input_tokens: c.promptTokens, ...anthropicCacheUsage(c), output_tokens: c.completionTokens },
     };
   }
 
@@ -691,7 +703,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: c.promptTokens, output_tokens: Math.min(1, c.completionTokens) },
+        usage: { input_tokens: c.promptTokens, ...anthropicCacheUsage(c), output_tokens: Math.min(1, c.completionTokens) },
       },
     });
     send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
@@ -708,7 +720,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     send('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: anthropicStopReason(c.finish), stop_sequence: null },
-      usage: { input_tokens: c.promptTokens, output_tokens: c.completionTokens },
+      usage: { input_tokens: c.promptTokens, ...anthropicCacheUsage(c), output_tokens: c.completionTokens },
     });
     send('message_stop', { type: 'message_stop' });
     res.end();

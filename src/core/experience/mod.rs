@@ -100,15 +100,25 @@ impl ExperiencePool {
     }
 }
 
-/// The experience as an example for the prompt.
+/// The experience as an example for the prompt. The commands are kept as
+/// the role wrote them, usually already in a ```` ```json ```` block
+/// (`Command::render_block`); that fence is taken off before the example
+/// puts its own, so the model never sees a block opened twice.
 pub fn render_example(experience: &Experience) -> String {
     let mut text = format!(
         "## Past experience\nRequest: {}\nCommands that worked:\n```json\n{}\n```",
         experience.request.trim(),
-        experience.commands.trim()
+        unfenced(experience.commands.trim())
     );
     if !experience.outcome.trim().is_empty() {
         text.push_str(&format!("\nOutcome: {}", experience.outcome.trim()));
     }
     text
+}
+
+/// `text` without the code fence around it, if it is one fenced block.
+fn unfenced(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("```") else { return text };
+    let Some((_info, body)) = rest.split_once('\n') else { return text };
+    body.strip_suffix("```").map_or(text, str::trim)
 }

@@ -127,4 +127,13 @@ fn example_for_the_prompt() {
     .assert_eq(&render_example(&experience));
     let no_outcome = Experience::new("r", "[]", " ");
     assert_eq!(render_example(&no_outcome), "## Past experience\nRequest: r\nCommands that worked:\n```json\n[]\n```");
+    // What a RoleZero records: its commands already in a json block. The
+    // example holds one block, not a block opened twice.
+    let fenced = Experience::new("r", crate::core::commands::Command::render_block(&[]), "");
+    assert_eq!(render_example(&fenced), "## Past experience\nRequest: r\nCommands that worked:\n```json\n[]\n```");
+    let odd = Experience::new("r", "```\n[1]\n```", "");
+    assert_eq!(render_example(&odd), "## Past experience\nRequest: r\nCommands that worked:\n```json\n[1]\n```");
+    // Text that only starts with a fence is left as it is.
+    let open = Experience::new("r", "```json\n[1]", "");
+    assert!(render_example(&open).contains("```json\n```json\n[1]\n```"));
 }

@@ -5,6 +5,8 @@
 //! It deliberately does no IO, keeps only text blocks (tool-use input and
 //! thinking are skipped), and has no JSON mode: Anthropic has no
 //! `response_format`, so `ChatRequest::json_mode` is left to the prompt.
+//! Prompt caching: two `cache_control` breakpoints (the system prompt, the
+//! end of the history), and the cache reads and writes in the usage.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -206,10 +208,18 @@ fn stop_reason(reason: Option<&str>) -> FinishReason {
 /// Hoist system messages and shape the rest as Anthropic wants: only user and
 /// assistant turns, alternating, the first a user's, none empty, and a final
 /// assistant turn (a prefill) without trailing whitespace.
-fn split_system(request: &ChatRequest) -> (Option<String>, Vec<WireTurn>) {
+///
+/// Prompt caching: the system prompt and the last stable turn (the message
+/// before the request's last one: the history ends there, and what changes
+/// from call to call comes after it) carry a `cache_control` breakpoint, two
+/// of the four Anthropic allows. A turn merged from several messages keeps
+/// one text block per message, so the block a breakpoint sits on ends where
+/// that message ends, in this request and in the next one alike.
+fn split_system(request: &ChatRequest) -> (Option<WireSystem>, Vec<WireTurn>) {
     let mut system: Vec<&str> = Vec::new();
     let mut turns: Vec<WireTurn> = Vec::new();
-    for message in &request.messages {
+    let stable = last_stable_message(request);
+    for (index, message) in request.messages.iter().enumerate() {
         let role = match message.role {
             ChatRole::System => {
                 system.push(&message.content);
@@ -221,23 +231,35 @@ fn split_system(request: &ChatRequest) -> (Option<String>, Vec<WireTurn>) {
         if message.content.trim().is_empty() {
             continue;
         }
+        let block = WireBlockOut { text: message.content.to_string(), cache: Some(index) == stable };
         match turns.last_mut() {
-            Some(last) if last.role == role => {
-                last.content.push_str("\n\n");
-                last.content.push_str(&message.content);
-            }
-            _ => turns.push(WireTurn { role, content: message.content.to_string() }),
+            Some(last) if last.role == role => last.blocks.push(block),
+            _ => turns.push(WireTurn { role, blocks: vec![block] }),
         }
     }
     if turns.first().is_none_or(|t| t.role != "user") {
-        turns.insert(0, WireTurn { role: "user", content: FILLER_USER_TURN.to_owned() });
+        turns.insert(0, WireTurn { role: "user", blocks: vec![WireBlockOut { text: FILLER_USER_TURN.to_owned(), cache: false }] });
     }
-    if let Some(last) = turns.last_mut().filter(|t| t.role == "assistant") {
-        last.content.truncate(last.content.trim_end().len());
+    if let Some(block) = turns.last_mut().filter(|t| t.role == "assistant").and_then(|t| t.blocks.last_mut()) {
+        block.text.truncate(block.text.trim_end().len());
     }
     let system: Vec<&str> = system.into_iter().filter(|s| !s.trim().is_empty()).collect();
-    let system = (!system.is_empty()).then(|| system.join("\n\n"));
+    let system = (!system.is_empty()).then(|| WireSystem(system.join("\n\n")));
     (system, turns)
+}
+
+/// The index of the last stable message: the last non-empty user or
+/// assistant message before the last one. `None` when there is at most one
+/// (the system prompt's breakpoint is then the only one).
+fn last_stable_message(request: &ChatRequest) -> Option<usize> {
+    let mut turns = request
+        .messages
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, m)| m.role != ChatRole::System && !m.content.trim().is_empty());
+    turns.next()?;
+    turns.next().map(|(index, _)| index)
 }
 
 fn estimate(prompt_chars: usize, text: &str) -> Usage {
@@ -253,17 +275,73 @@ struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<String>,
+    system: Option<WireSystem>,
     messages: Vec<WireTurn>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
 }
 
-#[derive(Serialize)]
+/// One turn: its messages' texts, one block each.
 struct WireTurn {
     role: &'static str,
-    content: String,
+    blocks: Vec<WireBlockOut>,
+}
+
+/// One message's text, and whether a cache breakpoint ends it.
+struct WireBlockOut {
+    text: String,
+    cache: bool,
+}
+
+/// The system prompt: always a cache breakpoint.
+struct WireSystem(String);
+
+/// `{"type": "ephemeral"}`: Anthropic's one cache kind (5 minutes).
+#[derive(Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+#[derive(Serialize)]
+struct WireTextBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+}
+
+impl WireBlockOut {
+    fn wire(&self) -> WireTextBlock<'_> {
+        WireTextBlock { kind: "text", text: &self.text, cache_control: self.cache.then_some(EPHEMERAL) }
+    }
+}
+
+impl Serialize for WireSystem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        [WireTextBlock { kind: "text", text: &self.0, cache_control: Some(EPHEMERAL) }].serialize(serializer)
+    }
+}
+
+/// A turn of one plain message is sent as a string (what it always was);
+/// a merged turn, or one holding a breakpoint, as its list of text blocks.
+/// Anthropic reads a string as one text block, so the cached prefix is the
+/// same either way.
+impl Serialize for WireTurn {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut turn = serializer.serialize_struct("WireTurn", 2)?;
+        turn.serialize_field("role", self.role)?;
+        match self.blocks.as_slice() {
+            [only] if !only.cache => turn.serialize_field("content", &only.text)?,
+            blocks => turn.serialize_field("content", &blocks.iter().map(WireBlockOut::wire).collect::<Vec<_>>())?,
+        }
+        turn.end()
+    }
 }
 
 /// One streamed event's payload; fields not needed are skipped.
@@ -343,14 +421,16 @@ impl WireUsage {
         }
     }
 
-    /// Cache writes and reads are prompt tokens too; tabteam prices them as such.
+    /// Anthropic's `input_tokens` are only the tokens after the last cache
+    /// breakpoint; cache writes and reads are prompt tokens too, counted in
+    /// `prompt_tokens` and priced at their own rates by the ledger.
     fn into_usage(self) -> Usage {
+        let read = self.cache_read_input_tokens.unwrap_or(0);
+        let written = self.cache_creation_input_tokens.unwrap_or(0);
         Usage {
-            prompt_tokens: self.input_tokens.unwrap_or(0)
-                + self.cache_creation_input_tokens.unwrap_or(0)
-                + self.cache_read_input_tokens.unwrap_or(0),
-            completion_tokens: self.output_tokens.unwrap_or(0),
-            estimated: false,
+            cached_tokens: read,
+            cache_write_tokens: written,
+            ..Usage::new(self.input_tokens.unwrap_or(0) + written + read, self.output_tokens.unwrap_or(0))
         }
     }
 }
@@ -364,8 +444,10 @@ mod tests {
     fn shapes_turns() {
         let check = |messages: Vec<ChatMessage>, want_system: Option<&str>, want: &[(&str, &str)]| {
             let (system, turns) = split_system(&ChatRequest::new("m", messages.clone()));
-            let turns: Vec<(&str, &str)> = turns.iter().map(|t| (t.role, t.content.as_str())).collect();
-            assert_eq!((system.as_deref(), turns.as_slice()), (want_system, want), "{messages:?}");
+            let turns: Vec<(&str, String)> =
+                turns.iter().map(|t| (t.role, t.blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join("\n\n"))).collect();
+            let turns: Vec<(&str, &str)> = turns.iter().map(|(r, c)| (*r, c.as_str())).collect();
+            assert_eq!((system.as_ref().map(|s| s.0.as_str()), turns.as_slice()), (want_system, want), "{messages:?}");
         };
         use ChatMessage as M;
         check(vec![M::system("s"), M::user("u")], Some("s"), &[("user", "u")]);
@@ -380,6 +462,75 @@ mod tests {
         check(vec![M::user("q"), M::assistant("{ \n")], None, &[("user", "q"), ("assistant", "{")]);
         check(vec![M::user("a"), M::assistant(" "), M::user("b")], None, &[("user", "a\n\nb")]);
         check(vec![M::system(""), M::user("u")], None, &[("user", "u")]);
+    }
+
+    /// Where the cache breakpoints go, for a request of each kind a role
+    /// sends: every `cache_control` of the body, as (where, the text it ends).
+    #[test]
+    fn cache_breakpoints() {
+        let check = |messages: Vec<ChatMessage>, want: &[(&str, &str)]| {
+            let http = build_request("https://api.anthropic.com", None, &ChatRequest::new("m", messages.clone()), true);
+            let body: Value = serde_json::from_str(&http.body).unwrap();
+            let mut got = Vec::new();
+            for block in body["system"].as_array().into_iter().flatten() {
+                if block.get("cache_control").is_some() {
+                    got.push(("system".to_string(), block["text"].as_str().unwrap_or_default().to_string()));
+                }
+            }
+            for (i, turn) in body["messages"].as_array().unwrap().iter().enumerate() {
+                for block in turn["content"].as_array().into_iter().flatten() {
+                    if let Some(cc) = block.get("cache_control") {
+                        assert_eq!(cc, &serde_json::json!({"type": "ephemeral"}));
+                        got.push((format!("turn {i}"), block["text"].as_str().unwrap_or_default().to_string()));
+                    }
+                }
+            }
+            assert!(got.len() <= 4, "Anthropic allows at most 4 breakpoints");
+            let got: Vec<(&str, &str)> = got.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+            assert_eq!(got, want, "{messages:?}");
+        };
+        use ChatMessage as M;
+        // A RoleZero step (every MGX member, the team leader): the system
+        // prompt, the history (its last message is the last stable turn),
+        // then the turn that changes per call (example, plan, task, rules).
+        check(
+            vec![M::system("sys"), M::user("[Message] from Mike: do it"), M::assistant("ok"), M::user("Command ran"), M::user("# Current plan")],
+            &[("system", "sys"), ("turn 2", "Command ran")],
+        );
+        // The first step: one history message before the closing turn.
+        check(vec![M::system("sys"), M::user("req"), M::user("# Current plan")], &[("system", "sys"), ("turn 0", "req")]);
+        // Quick think (the team leader's first call): system and history.
+        check(vec![M::system("quick"), M::user("req")], &[("system", "quick")]);
+        // A fixed-SOP action: the role's prefix and one prompt.
+        check(vec![M::system("prefix"), M::user("Write the PRD")], &[("system", "prefix")]);
+        // The regenerate request: the repeated answer is the last stable turn.
+        check(
+            vec![M::system("sys"), M::user("req"), M::user("cmd"), M::assistant("same"), M::user("again")],
+            &[("system", "sys"), ("turn 1", "same")],
+        );
+        // The report at `end` (no system prompt): the history's end only.
+        check(vec![M::user("req"), M::assistant("done"), M::user("report")], &[("turn 1", "done")]);
+        // An empty message is not a turn, so it holds no breakpoint.
+        check(vec![M::system("s"), M::user("a"), M::assistant(" "), M::user("b")], &[("system", "s"), ("turn 0", "a")]);
+        // No system, one message: nothing to cache.
+        check(vec![M::user("repair this")], &[]);
+    }
+
+    /// A turn of one message without a breakpoint stays a plain string.
+    #[test]
+    fn plain_turns_stay_strings() {
+        use ChatMessage as M;
+        let request = ChatRequest::new("m", vec![M::system("s"), M::user("a"), M::user("b"), M::assistant("c"), M::user("d")]);
+        let body: Value = serde_json::from_str(&build_request("http://x", None, &request, false).body).unwrap();
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([
+                {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "c", "cache_control": {"type": "ephemeral"}}]},
+                {"role": "user", "content": "d"},
+            ])
+        );
+        assert_eq!(body["system"], serde_json::json!([{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}]));
     }
 
     #[test]
@@ -399,8 +550,8 @@ mod tests {
         let check = |body: &str, want: &str| {
             let got = match parse_response(body, 8) {
                 Ok(c) => format!(
-                    "{:?} {:?} {}+{} {}",
-                    c.text, c.finish, c.usage.prompt_tokens, c.usage.completion_tokens, c.model
+                    "{:?} {:?} {}+{} {}r{}w {}",
+                    c.text, c.finish, c.usage.prompt_tokens, c.usage.completion_tokens, c.usage.cached_tokens, c.usage.cache_write_tokens, c.model
                 ),
                 Err(e) => format!("err {e:?}"),
             };
@@ -408,9 +559,13 @@ mod tests {
         };
         check(
             r#"{"type":"message","model":"claude","content":[{"type":"text","text":"Hi"},{"type":"tool_use","input":{}}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}}"#,
-            "\"Hi\" Stop 4+2 claude",
+            "\"Hi\" Stop 4+2 0r0w claude",
         );
-        check(r#"{"content":[{"type":"text","text":"abcd"}],"stop_reason":"max_tokens"}"#, "\"abcd\" Length 2+1 ");
+        check(
+            r#"{"type":"message","model":"claude","content":[{"type":"text","text":"Hi"}],"usage":{"input_tokens":4,"cache_read_input_tokens":2000,"cache_creation_input_tokens":300,"output_tokens":2}}"#,
+            "\"Hi\" Stop 2304+2 2000r300w claude",
+        );
+        check(r#"{"content":[{"type":"text","text":"abcd"}],"stop_reason":"max_tokens"}"#, "\"abcd\" Length 2+1 0r0w ");
         check(
             r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
             "err ProviderDown { status: 529, message: \"Overloaded\" }",

@@ -102,10 +102,20 @@ impl ChatRequest {
 /// Token counts of one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Every input token, cached or not.
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     /// True when the provider sent no usage and these figures are estimates.
     pub estimated: bool,
+    /// Of `prompt_tokens`, those the provider served from its prompt cache
+    /// (OpenAI's `cached_tokens`, Anthropic's `cache_read_input_tokens`,
+    /// DeepSeek's `prompt_cache_hit_tokens`), billed at the cached price.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Of `prompt_tokens`, those written to the cache
+    /// (Anthropic's `cache_creation_input_tokens`), billed at the write price.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
@@ -116,7 +126,19 @@ impl Usage {
             prompt_tokens: (prompt_chars as u64).div_ceil(4),
             completion_tokens: (completion_chars as u64).div_ceil(4),
             estimated: true,
+            cached_tokens: 0,
+            cache_write_tokens: 0,
         }
+    }
+
+    /// Plain figures: no cache read or written.
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Self { prompt_tokens, completion_tokens, ..Self::default() }
+    }
+
+    /// Input tokens billed at the full input price.
+    pub fn uncached_tokens(&self) -> u64 {
+        self.prompt_tokens.saturating_sub(self.cached_tokens).saturating_sub(self.cache_write_tokens)
     }
 }
 

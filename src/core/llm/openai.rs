@@ -279,6 +279,18 @@ struct WireUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    /// OpenAI: `{"cached_tokens": n}`, the prompt tokens its cache served.
+    #[serde(default)]
+    prompt_tokens_details: Option<WirePromptDetails>,
+    /// DeepSeek's name for the same figure.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WirePromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -304,11 +316,15 @@ struct WireResponseChoice {
 }
 
 impl WireUsage {
+    /// Cached tokens are part of `prompt_tokens` in both OpenAI's and
+    /// DeepSeek's reports; more cached than sent would be a server's error,
+    /// so the figure is capped rather than trusted (never billed below zero).
     fn into_usage(self) -> Usage {
+        let prompt_tokens = self.prompt_tokens.unwrap_or(0);
+        let cached = self.prompt_tokens_details.and_then(|d| d.cached_tokens).or(self.prompt_cache_hit_tokens);
         Usage {
-            prompt_tokens: self.prompt_tokens.unwrap_or(0),
-            completion_tokens: self.completion_tokens.unwrap_or(0),
-            estimated: false,
+            cached_tokens: cached.unwrap_or(0).min(prompt_tokens),
+            ..Usage::new(prompt_tokens, self.completion_tokens.unwrap_or(0))
         }
     }
 }
@@ -397,6 +413,14 @@ mod tests {
             "\"no\" ContentFilter 2+1 ",
         );
         check(r#"{"choices":[]}"#, "err Protocol { message: \"the response has no choices\" }");
+        let cached = |body: &str| parse_response(body, 8).map(|c| (c.usage.prompt_tokens, c.usage.cached_tokens, c.usage.cache_write_tokens));
+        let choice = r#""choices":[{"message":{"content":"hi"}}]"#;
+        // OpenAI's cached tokens, DeepSeek's cache hits, a server claiming
+        // more cached than sent (capped), and no cache report at all.
+        assert_eq!(cached(&format!(r#"{{{choice},"usage":{{"prompt_tokens":2000,"completion_tokens":1,"prompt_tokens_details":{{"cached_tokens":1920}}}}}}"#)), Ok((2000, 1920, 0)));
+        assert_eq!(cached(&format!(r#"{{{choice},"usage":{{"prompt_tokens":900,"completion_tokens":1,"prompt_cache_hit_tokens":640,"prompt_cache_miss_tokens":260}}}}"#)), Ok((900, 640, 0)));
+        assert_eq!(cached(&format!(r#"{{{choice},"usage":{{"prompt_tokens":10,"prompt_tokens_details":{{"cached_tokens":64}}}}}}"#)), Ok((10, 10, 0)));
+        assert_eq!(cached(&format!(r#"{{{choice},"usage":{{"prompt_tokens":10,"prompt_tokens_details":null}}}}"#)), Ok((10, 0, 0)));
         check(
             r#"{"error":{"message":"quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
             "err NoCredit { message: \"quota\" }",

@@ -37,7 +37,7 @@ impl Turn {
     pub fn with_usage(text: impl Into<String>, prompt_tokens: u64, completion_tokens: u64) -> Self {
         Turn::Text {
             text: text.into(),
-            usage: Some(Usage { prompt_tokens, completion_tokens, estimated: false }),
+            usage: Some(Usage::new(prompt_tokens, completion_tokens)),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::{mgx_team, LEADER};
+use super::{mgx_team, LEADER, MEMBERS};
 use crate::core::cost::{Price, PriceTable};
 use crate::core::events::{EventSink, StopReason};
 use crate::core::human::ScriptedHuman;
@@ -270,5 +270,64 @@ cross_test! {
 
         assert!(team.env.role(LEADER).unwrap().state.plan.borrow().is_finished());
         assert_eq!(human.replies.borrow().last().unwrap(), "game.js is done and its tests pass.");
+    }
+}
+
+cross_test! {
+    /// Issue #22: every role's requests keep a prefix a provider can cache.
+    /// Each step of a role sends the same system prompt, a history that
+    /// extends the one it sent before, and last the turn that changes (the
+    /// example, the plan, the rules); every RoleZero's system prompt opens
+    /// with the same framework text; the Anthropic codec marks the system
+    /// prompt and the end of the history, and nothing after it.
+    async fn every_request_is_laid_out_for_prompt_caches() {
+        use crate::core::llm::anthropic;
+        use crate::core::rolezero::zero::REPLY_TO_HUMAN;
+        let llm = ScriptedLlm::from_texts(MODEL, script());
+        let mut team = priced_mgx(&llm);
+        team.env.world.human = Rc::new(ScriptedHuman::default());
+        team.run_project("a 2048 game in HTML/JS");
+        team.run(20).await;
+        let requests = llm.requests();
+        let steps: Vec<_> = requests.iter().filter(|r| r.messages[0].content.starts_with("# Task types")).collect();
+        assert_eq!(steps.len(), requests.len() - 1, "every call but the quick think is a step");
+
+        let common = steps.iter().map(|r| r.messages[0].content.to_string()).reduce(|a, b| {
+            let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            a[..n].to_string()
+        });
+        let common = common.unwrap_or_default();
+        assert!(common.contains("# Commands you can use") && common.contains(REPLY_TO_HUMAN), "shared by every role:\n{common}");
+        assert!(!common.contains("You are a"), "the role's identity comes after the shared text");
+
+        let mut previous: std::collections::BTreeMap<String, &crate::core::llm::ChatRequest> = Default::default();
+        for request in &steps {
+            let system = request.messages[0].content.to_string();
+            let name = MEMBERS.iter().map(|m| m.name).find(|n| system.contains(&format!("named {n}"))).unwrap();
+            let last = request.messages.last().unwrap();
+            assert!(last.content.starts_with("# An example from past experience\n"), "{name}: {}", &*last.content);
+            assert!(last.content.contains("# Current plan") && last.content.contains("# Output format"));
+            assert!(!system.contains("past experience"), "{name}: the example is not in the system prompt");
+            if let Some(before) = previous.get(name) {
+                let history = &before.messages[..before.messages.len() - 1];
+                assert_eq!(&request.messages[..history.len()], history, "{name}: the prefix it sent before is kept");
+            }
+            previous.insert(name.to_string(), request);
+
+            let http = anthropic::build_request("https://api.anthropic.com", None, request, true);
+            let body: Value = serde_json::from_str(&http.body).unwrap();
+            assert_eq!(body["system"][0]["cache_control"], json!({"type": "ephemeral"}));
+            let marked: Vec<String> = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|t| t["content"].as_array().cloned().unwrap_or_default())
+                .filter(|b| b.get("cache_control").is_some())
+                .map(|b| b["text"].as_str().unwrap_or_default().to_string())
+                .collect();
+            let end_of_history = request.messages[request.messages.len() - 2].content.to_string();
+            assert_eq!(marked, [end_of_history], "{name}: one breakpoint, at the end of the history");
+        }
+        assert_eq!(previous.len(), MEMBERS.len() - 1, "every member but David worked");
     }
 }

@@ -336,10 +336,16 @@ impl RoleZero {
         role.state.memory.add_batch(buffered);
     }
 
+    /// One step's request, laid out for the providers' prompt caches: the
+    /// system prompt (framework text and the commands every RoleZero has,
+    /// then this role's own), the history (append-only), and last the one
+    /// turn that changes from call to call (the example from experience,
+    /// the plan, the current task, the rules).
     async fn think(&self, role: &mut Role, world: &World) -> Result<String, RoleError> {
         let system = self.system_prompt(role, world);
         let plan = role.state.plan.borrow();
         let command = COMMAND
+            .replace("{example}", &self.example(role, world))
             .replace("{plan_status}", &plan.status_text())
             .replace("{current_task}", &plan.current_task_text())
             .replace("{language}", &self.config.language);
@@ -505,7 +511,23 @@ impl RoleZero {
         Ok(summary)
     }
 
+    /// The system prompt: the same for every call of this role. The text
+    /// all RoleZeros share (task types, then the commands, common ones
+    /// first) comes before this role's identity and instruction, so one
+    /// role's request warms the cache for the next role's.
     fn system_prompt(&self, role: &Role, world: &World) -> String {
+        let task_types: String = TASK_TYPES.iter().map(|(name, desc)| format!("- {name}: {desc}\n")).collect();
+        SYSTEM
+            .replace("{task_types}", task_types.trim_end())
+            .replace("{commands}", &self.registry.prepare_command_prompt())
+            .replace("{role_info}", &self.prefix(role, world))
+            .replace("{instruction}", self.config.instruction.trim())
+    }
+
+    /// The past experience closest to the latest user requirement, as an
+    /// example; it changes as experiences are recorded, so it goes in the
+    /// last turn, not the system prompt.
+    fn example(&self, role: &Role, world: &World) -> String {
         let request = role
             .state
             .memory
@@ -516,17 +538,7 @@ impl RoleZero {
             .map(|m| m.content.clone())
             .unwrap_or_default();
         let experience = world.experience.borrow();
-        let example = experience
-            .best_match(&request, MIN_EXPERIENCE_SCORE)
-            .map(render_example)
-            .unwrap_or_else(|| "(none yet)".to_string());
-        let task_types: String = TASK_TYPES.iter().map(|(name, desc)| format!("- {name}: {desc}\n")).collect();
-        SYSTEM
-            .replace("{role_info}", &self.prefix(role, world))
-            .replace("{task_types}", task_types.trim_end())
-            .replace("{commands}", &self.registry.prepare_command_prompt())
-            .replace("{example}", &example)
-            .replace("{instruction}", self.config.instruction.trim())
+        experience.best_match(&request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
     }
 
     fn prefix(&self, role: &Role, world: &World) -> String {

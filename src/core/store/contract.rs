@@ -331,7 +331,7 @@ pub async fn cost_entries_are_appended_and_the_ledger_restores<S: Store + ?Sized
     let record = create(store, "costs", 1_000).await;
     let llm = ScriptedLlm::new(MODEL, turns());
     let team = company(&llm);
-    let usage = |p: u64, c: u64| Usage { prompt_tokens: p, completion_tokens: c, estimated: c == 0 };
+    let usage = |p: u64, c: u64| Usage { estimated: c == 0, ..Usage::new(p, c) };
     team.ledger.borrow_mut().record("Alice", MODEL, usage(1234, 567));
     team.ledger.borrow_mut().record("Bob", MODEL, usage(89, 0));
     let first = team.snapshot();

@@ -1,0 +1,467 @@
+//! `cargo bench --bench tokens`: what a project costs in tokens and dollars,
+//! and how much of it a provider's prompt cache can serve (issue #22).
+//!
+//! Two runs of the MGX company, through the real prompt builders: the
+//! site's sample recording (`recordings/company-2048.json`, answered in call
+//! order by the scripted model, as the replay does), and a longer scripted
+//! run (every member reads, writes, reads back, edits, the QA engineer runs
+//! the tests, then each reports). Each request is sent through the real
+//! codecs: the Anthropic body (with its `cache_control` breakpoints) goes to
+//! a simulated Anthropic cache, the OpenAI one to a simulated OpenAI cache;
+//! each simulated provider answers with a usage report in its own stream
+//! format, the codec decodes it, and the cost ledger prices it.
+//!
+//! Not a test: figures are printed, nothing is asserted. Tokens are
+//! estimates (four characters a token, as `Usage::estimate`), not a
+//! provider's tokenizer. The caches are modelled from the providers' docs:
+//! OpenAI caches a shared prefix of 1,024 tokens and more, in steps of 128,
+//! by itself; Anthropic caches at the breakpoints a request marks (prefixes
+//! of at least 1,024 tokens, Sonnet's minimum), and a later request reads
+//! the longest cached prefix that ends on one of its block boundaries at
+//! most 20 blocks before one of its breakpoints. Both assume every call
+//! comes within the cache's lifetime (5 minutes) of the one before.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::LocalBoxStream;
+use serde_json::{json, Value};
+use tabteam::core::cost::{CostLedger, PriceTable};
+use tabteam::core::events::EventSink;
+use tabteam::core::human::ScriptedHuman;
+use tabteam::core::llm::anthropic::{self, AnthropicStream};
+use tabteam::core::llm::openai::{self, OpenAiStream};
+use tabteam::core::llm::replay::Recording;
+use tabteam::core::llm::scripted::ScriptedLlm;
+use tabteam::core::llm::{ChatRequest, Llm, LlmError, Reply, StreamEvent, Usage};
+use tabteam::core::mgx::{mgx_team, LEADER};
+use tabteam::core::sandbox::{FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, TestReport, TestResult, ConsoleLine};
+
+const MODEL: &str = "scripted";
+const MINI: &str = "gpt-4o-mini";
+const SONNET: &str = "claude-sonnet-4";
+/// Four characters a token: the estimate `Usage::estimate` makes.
+const CHARS_PER_TOKEN: usize = 4;
+const OPENAI_MIN_TOKENS: usize = 1024;
+const OPENAI_STEP_TOKENS: usize = 128;
+const ANTHROPIC_MIN_TOKENS: usize = 1024;
+const ANTHROPIC_LOOKBACK_BLOCKS: usize = 20;
+
+fn main() {
+    let sample = Recording::sample();
+    let texts: Vec<String> = sample.turns.into_iter().map(|t| t.text).collect();
+    let calls = run(&sample.idea, texts);
+    if std::env::var("TOKENS_DEBUG").is_ok() { debug_calls(&calls); }
+    report("Sample run (recordings/company-2048.json)", &calls);
+    let calls = run("a 2048 game in HTML/JS, tested", long_script());
+    if std::env::var("TOKENS_DEBUG").is_ok() { debug_calls(&calls); }
+    report("Longer scripted run (read, write, read back, edit, test, report)", &calls);
+}
+
+/// One call as the model got it: who asked, what, and the answer.
+struct Call {
+    role: String,
+    request: ChatRequest,
+    answer: String,
+}
+
+/// The scripted model behind one role's name: every call is logged with
+/// the role before the shared script answers it.
+struct Tagged {
+    role: String,
+    inner: ScriptedLlm,
+    log: Rc<RefCell<Vec<(String, ChatRequest)>>>,
+}
+
+impl Llm for Tagged {
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
+        self.log.borrow_mut().push((self.role.clone(), request.clone()));
+        self.inner.stream(request)
+    }
+
+    fn reply(&self, request: ChatRequest) -> Reply {
+        self.log.borrow_mut().push((self.role.clone(), request.clone()));
+        self.inner.reply(request)
+    }
+}
+
+/// Every test passes.
+struct PassingSandbox;
+
+impl Sandbox for PassingSandbox {
+    fn run_tests(&self, files: FileMap, _: Option<String>) -> LocalBoxFuture<'_, Result<TestReport, SandboxError>> {
+        let results = files
+            .keys()
+            .filter(|p| p.ends_with(".test.js"))
+            .map(|p| TestResult::new(p, "merges and slides", Outcome::Passed, ""))
+            .collect();
+        Box::pin(std::future::ready(Ok(TestReport { results })))
+    }
+
+    fn preview(&self, _: FileMap) -> LocalBoxFuture<'_, Result<PreviewInfo, SandboxError>> {
+        Box::pin(std::future::ready(Err(SandboxError::Unavailable)))
+    }
+
+    fn console(&self) -> Vec<ConsoleLine> {
+        Vec::new()
+    }
+}
+
+/// The MGX company on `answers`, run to the end; every call in order.
+fn run(idea: &str, answers: Vec<String>) -> Vec<Call> {
+    let script = ScriptedLlm::from_texts(MODEL, answers.clone());
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let mut team = mgx_team(Rc::new(script.clone()), EventSink::default());
+    for role in team.env.roles_mut() {
+        let tagged = Tagged { role: role.name().to_string(), inner: script.clone(), log: log.clone() };
+        role.set_llm(Rc::new(tagged));
+    }
+    let mut prices = PriceTable::empty();
+    prices.set(MODEL, tabteam::core::cost::Price::new(0.0, 0.0));
+    team.ledger.borrow_mut().prices = prices;
+    team.invest(1e9);
+    team.env.world.human = Rc::new(ScriptedHuman::default());
+    team.env.world.sandbox = Rc::new(PassingSandbox);
+    team.run_project(idea);
+    let outcome = futures::executor::block_on(team.run(60));
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(script.remaining(), 0, "every scripted answer used");
+    let calls = log.borrow();
+    calls.iter().zip(answers).map(|((role, request), answer)| Call { role: role.clone(), request: request.clone(), answer }).collect()
+}
+
+/// A request as plain text: each turn's role and content, in order (what a
+/// provider's prefix cache compares).
+fn plain_text(request: &ChatRequest) -> String {
+    request.messages.iter().map(|m| format!("<{}>\n{}\n", m.role.as_str(), &*m.content)).collect()
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+fn tokens(chars: usize) -> u64 {
+    chars.div_ceil(CHARS_PER_TOKEN) as u64
+}
+
+/// One role's (or everyone's) figures.
+#[derive(Default, Clone)]
+struct Figures {
+    calls: usize,
+    chars: usize,
+    /// Characters that repeat a prefix of an earlier request of the run.
+    shared_chars: usize,
+    /// The same, counting only this role's third request and later.
+    after_two: (usize, usize),
+    input_tokens: u64,
+    mini: CostLedger,
+    mini_cached: CostLedger,
+    sonnet: CostLedger,
+    sonnet_cached: CostLedger,
+}
+
+fn report(title: &str, calls: &[Call]) {
+    let mut roles: BTreeMap<String, Figures> = BTreeMap::new();
+    let mut all = fresh();
+    let texts: Vec<String> = calls.iter().map(|c| plain_text(&c.request)).collect();
+    let mut anthropic_cache = AnthropicCache::default();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, call) in calls.iter().enumerate() {
+        let text = &texts[i];
+        let shared = texts[..i].iter().map(|t| common_prefix(text, t)).max().unwrap_or(0);
+        let nth = seen.entry(&call.role).and_modify(|n| *n += 1).or_insert(1);
+        let output = tokens(call.answer.chars().count());
+        let input = tokens(text.len());
+
+        // OpenAI: the request through the codec, its cache modelled on the
+        // shared prefix, the answer's usage decoded from a stream.
+        let http = openai::build_request("https://api.openai.com/v1", None, &call.request, true);
+        assert!(http.body.contains("\"messages\""));
+        let shared_tokens = shared / CHARS_PER_TOKEN;
+        let openai_cached = if shared_tokens >= OPENAI_MIN_TOKENS {
+            (OPENAI_MIN_TOKENS + (shared_tokens - OPENAI_MIN_TOKENS) / OPENAI_STEP_TOKENS * OPENAI_STEP_TOKENS) as u64
+        } else {
+            0
+        };
+        let openai_usage = openai_stream_usage(input, output, openai_cached.min(input));
+
+        // Anthropic: the body the codec builds, breakpoints and all.
+        let http = anthropic::build_request(anthropic::DEFAULT_BASE_URL, None, &call.request, true);
+        let body: Value = serde_json::from_str(&http.body).expect("the codec writes JSON");
+        let (read, written) = anthropic_cache.serve(&body);
+        let anthropic_usage = anthropic_stream_usage(input, output, tokens(read).min(input), tokens(written).min(input - tokens(read).min(input)));
+
+        let role = roles.entry(call.role.clone()).or_insert_with(fresh);
+        for f in [&mut all, role] {
+            f.calls += 1;
+            f.chars += text.len();
+            f.shared_chars += shared;
+            if *nth > 2 {
+                f.after_two.0 += shared;
+                f.after_two.1 += text.len();
+            }
+            f.input_tokens += input;
+            f.mini.record(&call.role, MINI, Usage::new(input, output));
+            f.mini_cached.record(&call.role, MINI, openai_usage);
+            f.sonnet.record(&call.role, SONNET, Usage::new(input, output));
+            f.sonnet_cached.record(&call.role, SONNET, anthropic_usage);
+        }
+    }
+    println!("\n{title}");
+    println!("  tokens are estimates (4 characters a token); \"shared\" = share of input repeating a prefix of an earlier request");
+    println!(
+        "  {:<8} {:>5} {:>9} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "role", "calls", "chars", "in tok", "shared", "after 2", "4o-mini $", "cached $", "Sonnet $", "cached $", "Sonnet %"
+    );
+    let leader_first = roles.remove(LEADER).map(|f| (LEADER.to_string(), f));
+    for (name, f) in leader_first.into_iter().chain(roles).chain([("all".to_string(), all)]) {
+        let pct = |a: usize, b: usize| if b == 0 { "-".to_string() } else { format!("{:.1}%", 100.0 * a as f64 / b as f64) };
+        let sonnet = f.sonnet.total().cost;
+        let sonnet_cached = f.sonnet_cached.total().cost;
+        println!(
+            "  {:<8} {:>5} {:>9} {:>9} {:>7} {:>10} {:>10.4} {:>10.4} {:>10.4} {:>10.4} {:>9}",
+            name,
+            f.calls,
+            f.chars,
+            f.input_tokens,
+            pct(f.shared_chars, f.chars),
+            pct(f.after_two.0, f.after_two.1),
+            f.mini.total().cost,
+            f.mini_cached.total().cost,
+            sonnet,
+            sonnet_cached,
+            format!("{:.1}%", 100.0 * sonnet_cached / sonnet.max(1e-12)),
+        );
+        if name == "all" {
+            let t = f.sonnet_cached.total();
+            let m = f.mini_cached.total();
+            println!(
+                "  Sonnet with caching: {} of {} input tokens read from the cache, {} written; gpt-4o-mini: {} cached",
+                t.cached_tokens, t.prompt_tokens, t.cache_write_tokens, m.cached_tokens
+            );
+        }
+    }
+}
+
+fn fresh() -> Figures {
+    let ledger = || CostLedger::new(1e9, PriceTable::default());
+    Figures { mini: ledger(), mini_cached: ledger(), sonnet: ledger(), sonnet_cached: ledger(), ..Figures::default() }
+}
+
+/// What an OpenAI stream reporting these figures decodes to.
+fn openai_stream_usage(input: u64, output: u64, cached: u64) -> Usage {
+    let usage = json!({"prompt_tokens": input, "completion_tokens": output, "prompt_tokens_details": {"cached_tokens": cached}});
+    let sse = format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": usage}),
+    );
+    decoded(OpenAiStream::new(0).feed(sse.as_bytes()))
+}
+
+/// What an Anthropic stream reporting these figures decodes to.
+fn anthropic_stream_usage(input: u64, output: u64, read: u64, written: u64) -> Usage {
+    let start = json!({"type": "message_start", "message": {"model": SONNET, "usage": {
+        "input_tokens": input - read - written, "cache_read_input_tokens": read, "cache_creation_input_tokens": written, "output_tokens": 1}}});
+    let delta = json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": output}});
+    let sse = format!(
+        "event: message_start\ndata: {start}\n\nevent: content_block_delta\ndata: {}\n\nevent: message_delta\ndata: {delta}\n\nevent: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+    );
+    decoded(AnthropicStream::new(0).feed(sse.as_bytes()))
+}
+
+fn decoded(items: Vec<Result<StreamEvent, LlmError>>) -> Usage {
+    items
+        .into_iter()
+        .find_map(|item| match item {
+            Ok(StreamEvent::Done(done)) => Some(done.usage),
+            _ => None,
+        })
+        .expect("the stream ends with Done")
+}
+
+/// Anthropic's cache as its docs describe it: prefixes written at
+/// breakpoints, read back at the longest match.
+#[derive(Default)]
+struct AnthropicCache {
+    written: HashSet<u64>,
+}
+
+impl AnthropicCache {
+    /// Characters (read, written) for this request body.
+    fn serve(&mut self, body: &Value) -> (usize, usize) {
+        // Each block as (its end in characters, the prefix's hash, a breakpoint?).
+        let mut blocks: Vec<(usize, u64, bool)> = Vec::new();
+        let mut hasher = DefaultHasher::new();
+        let mut chars = 0;
+        let mut push = |role: &str, block: &Value, blocks: &mut Vec<(usize, u64, bool)>| {
+            let text = block.as_str().or_else(|| block["text"].as_str()).unwrap_or_default();
+            (role, text).hash(&mut hasher);
+            chars += text.len();
+            blocks.push((chars, hasher.finish(), block.get("cache_control").is_some()));
+        };
+        for block in body["system"].as_array().into_iter().flatten() {
+            push("system", block, &mut blocks);
+        }
+        for turn in body["messages"].as_array().into_iter().flatten() {
+            let role = turn["role"].as_str().unwrap_or_default();
+            match &turn["content"] {
+                Value::Array(parts) => parts.iter().for_each(|b| push(role, b, &mut blocks)),
+                text => push(role, text, &mut blocks),
+            }
+        }
+        let breakpoints: Vec<usize> = (0..blocks.len()).filter(|&i| blocks[i].2).collect();
+        let read = breakpoints
+            .iter()
+            .flat_map(|&b| b.saturating_sub(ANTHROPIC_LOOKBACK_BLOCKS)..=b)
+            .filter(|&i| self.written.contains(&blocks[i].1))
+            .map(|i| blocks[i].0)
+            .max()
+            .unwrap_or(0);
+        let cacheable: Vec<usize> =
+            breakpoints.into_iter().filter(|&b| blocks[b].0 / CHARS_PER_TOKEN >= ANTHROPIC_MIN_TOKENS).collect();
+        let written = cacheable.last().map_or(0, |&b| blocks[b].0.saturating_sub(read));
+        for b in cacheable {
+            self.written.insert(blocks[b].1);
+        }
+        (read, written)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The longer run's script
+
+fn cmd(name: &str, args: Value) -> Value {
+    json!({"command_name": name, "args": args})
+}
+
+fn answer(thought: &str, commands: Vec<Value>) -> String {
+    format!("{thought}\n```json\n{}\n```", serde_json::to_string_pretty(&Value::Array(commands)).unwrap_or_default())
+}
+
+fn end() -> Value {
+    json!({"command_name": "end"})
+}
+
+fn read(path: &str) -> Value {
+    cmd("Editor.read", json!({"path": path}))
+}
+
+fn write(path: &str, content: &str) -> Value {
+    cmd("Editor.write", json!({"path": path, "content": content}))
+}
+
+fn append(path: &str, content: &str) -> Value {
+    cmd("Editor.append", json!({"path": path, "content": content}))
+}
+
+/// Mike's step between members: finish the task, brief the next one.
+fn lead(finish: bool, to: &str, brief: &str) -> String {
+    let mut list = Vec::new();
+    if finish {
+        list.push(cmd("Plan.finish_current_task", json!({})));
+    }
+    list.push(cmd("TeamLeader.publish_team_message", json!({"content": brief, "send_to": to})));
+    list.push(cmd("RoleZero.reply_to_human", json!({"content": format!("{to} is on it.")})));
+    list.push(end());
+    answer("The previous task is done; next member.", list)
+}
+
+/// A document of `lines` numbered lines about `topic`, the size real ones have.
+fn document(topic: &str, lines: usize) -> String {
+    (1..=lines).map(|i| format!("- {topic} point {i}: the 2048 board is 4x4, tiles slide and equal tiles merge once per move.\n")).collect()
+}
+
+fn long_script() -> Vec<String> {
+    let task = |id: &str, deps: &[&str], what: &str, who: &str| {
+        cmd("Plan.append_task", json!({"task_id": id, "dependent_task_ids": deps, "instruction": what, "assignee": who}))
+    };
+    let game = "export function slide(row) { const v = row.filter(Boolean); return v.concat(Array(4 - v.length).fill(0)); }\n".repeat(12);
+    let test = "import { slide } from '../game.js';\ntest('slides', () => expect(slide([0, 2, 0, 2])).toEqual([2, 2, 0, 0]));\n".repeat(6);
+    let mut s = vec!["TASK".to_string()];
+    s.push(answer(
+        "I will plan the work and brief Alice.",
+        vec![
+            task("1", &[], "Write the PRD", "Alice"),
+            task("2", &["1"], "Design the system", "Bob"),
+            task("3", &["2"], "Break the design into tasks", "Eve"),
+            task("4", &["3"], "Write the code", "Alex"),
+            task("5", &["4"], "Write and run the tests", "Edward"),
+            cmd("TeamLeader.publish_team_message", json!({"content": "Write the PRD for a 2048 game in HTML/JS to docs/prd.md.", "send_to": "Alice"})),
+            cmd("RoleZero.reply_to_human", json!({"content": "Alice is writing the PRD."})),
+            end(),
+        ],
+    ));
+    // Alice: look, write, read back, rewrite, read back, add, report.
+    s.push(answer("Let me see what exists.", vec![cmd("Editor.list", json!({}))]));
+    s.push(answer("Writing the PRD.", vec![write("docs/prd.md", &document("Requirement", 30))]));
+    s.push(answer("Reading it back.", vec![read("docs/prd.md")]));
+    s.push(answer("Tightening it.", vec![write("docs/prd.md", &document("Requirement (revised)", 32))]));
+    s.push(answer("Checking the revision.", vec![read("docs/prd.md")]));
+    s.push(answer("Adding the open questions.", vec![append("docs/prd.md", "## Open questions\n- Undo?\n")]));
+    s.push(answer("The PRD is done.", vec![end()]));
+    s.push(lead(true, "Bob", "Design the system from docs/prd.md into docs/system_design.md."));
+    // Bob: read the PRD, write, read back, rewrite, report.
+    s.push(answer("Let me see the files.", vec![cmd("Editor.list", json!({}))]));
+    s.push(answer("Reading the PRD.", vec![read("docs/prd.md")]));
+    s.push(answer("Writing the design.", vec![write("docs/system_design.md", &document("Design", 30))]));
+    s.push(answer("Reading it back.", vec![read("docs/system_design.md")]));
+    s.push(answer("Adding the module list.", vec![append("docs/system_design.md", "## Modules\n- game.js\n- index.html\n")]));
+    s.push(answer("Checking the design.", vec![read("docs/system_design.md")]));
+    s.push(answer("The design is done.", vec![end()]));
+    s.push(lead(true, "Eve", "Break docs/system_design.md into docs/tasks.md."));
+    // Eve: read the design, write, read back, add, report.
+    s.push(answer("Reading the design.", vec![read("docs/system_design.md")]));
+    s.push(answer("Writing the task list.", vec![write("docs/tasks.md", &document("Task", 20))]));
+    s.push(answer("Reading it back.", vec![read("docs/tasks.md")]));
+    s.push(answer("Adding the order.", vec![append("docs/tasks.md", "Order: game.js, then index.html.\n")]));
+    s.push(answer("Checking the order.", vec![read("docs/tasks.md")]));
+    s.push(answer("The tasks are done.", vec![end()]));
+    s.push(lead(true, "Alex", "Write the code listed in docs/tasks.md."));
+    // Alex: read the tasks, write the code, read back, fix, add the page, report.
+    s.push(answer("Reading the tasks.", vec![read("docs/tasks.md")]));
+    s.push(answer("Writing game.js.", vec![write("game.js", &game)]));
+    s.push(answer("Reading it back.", vec![read("game.js")]));
+    s.push(answer("Adding merge.", vec![append("game.js", "export function merge(row) { return row; }\n")]));
+    s.push(answer("Writing the page.", vec![write("index.html", "<!doctype html><script type=module src=game.js></script>\n")]));
+    s.push(answer("Checking game.js.", vec![read("game.js")]));
+    s.push(answer("The code is done.", vec![end()]));
+    s.push(lead(true, "Edward", "Write tests for game.js and run them."));
+    // Edward: read the code, write tests, run them, add one, run again, report.
+    s.push(answer("Reading the code.", vec![read("game.js")]));
+    s.push(answer("Writing the tests.", vec![write("tests/game.test.js", &test)]));
+    s.push(answer("Reading them back.", vec![read("tests/game.test.js")]));
+    s.push(answer("Running them.", vec![cmd("Sandbox.run_tests", json!({}))]));
+    s.push(answer("Adding a merge test.", vec![append("tests/game.test.js", "test('merge', () => expect(1).toBe(1));\n")]));
+    s.push(answer("Running them again.", vec![cmd("Sandbox.run_tests", json!({}))]));
+    s.push(answer("Tests pass.", vec![end()]));
+    s.push(answer(
+        "All done.",
+        vec![
+            cmd("Plan.finish_current_task", json!({})),
+            cmd("RoleZero.reply_to_human", json!({"content": "Your 2048 game is ready, with tests that pass."})),
+            end(),
+        ],
+    ));
+    s
+}
+
+/// `TOKENS_DEBUG=1`: each call's size, the longest prefix it shares with an
+/// earlier call (and which), and its messages' sizes, on stderr.
+fn debug_calls(calls: &[Call]) {
+    let texts: Vec<String> = calls.iter().map(|c| plain_text(&c.request)).collect();
+    for (i, c) in calls.iter().enumerate() {
+        let (j, shared) = texts[..i].iter().enumerate().map(|(j, t)| (j, common_prefix(&texts[i], t))).max_by_key(|x| x.1).unwrap_or((0, 0));
+        let last = c.request.messages.last().map_or(0, |m| m.content.len());
+        let sizes: Vec<usize> = c.request.messages.iter().map(|m| m.content.len()).collect();
+        eprintln!("{i:>2} {:<7} len {:>6} shared {:>6} (with {j:>2}) unshared {:>5} last {:>5} msgs {:?}", c.role, texts[i].len(), shared, texts[i].len() - shared, last, sizes);
+    }
+}
