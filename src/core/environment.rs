@@ -52,6 +52,7 @@ impl Environment {
                 experience: Rc::new(RefCell::new(ExperiencePool::default())),
                 checkpoints: None,
                 sandbox: Rc::new(crate::core::sandbox::NoSandbox),
+                host: None,
             },
         }
     }
