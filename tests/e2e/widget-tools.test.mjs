@@ -2,8 +2,8 @@
 // (dist/widget/index.html, built by scripts/build-widget.sh) under the strict
 // CSP of pkg/README.md, against the local scripted LLM server: the agent
 // calls the page's tools with arguments and the page's list changes; bad
-// arguments and a tool that throws come back to the model as the command's
-// failure; a confirmed tool is declined, then approved, in the widget; the
+// arguments, a tool that throws and one that times out come back to the
+// model as the command's failure; a confirmed tool is declined, then approved, in the widget; the
 // page's context (setContext) is in the next request the server sees.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,20 +122,25 @@ test('the agent calls a page tool with arguments and the page changes; the page 
   await context.close();
 });
 
-test('bad arguments and a tool that throws come back to the model as the command\'s failure', async () => {
+test('bad arguments, a tool that throws and one that times out come back to the model as the command\'s failure', async () => {
   const model = 'wt-throw';
   await script(llm, model, [
     { text: 'TASK' },
     { text: answer('Marking it.', [cmd('Host.complete_todo', { id: 'first' })]) },
     { text: answer('With a number then.', [cmd('Host.complete_todo', { id: 9 })]) },
     { text: answer('Item 1 it is.', [cmd('Host.complete_todo', { id: 1 })]) },
+    { text: answer('And sync.', [cmd('Host.sync')]) },
     { text: answer('Done.', [cmd('RoleZero.reply_to_human', { content: 'Marked "Water the plants" as done.' }), cmd('end')]) },
   ]);
   const { page, context, problems } = await openTodo(model);
+  // A tool whose Promise never settles, with a short time limit.
+  await page.evaluate(() => {
+    document.getElementById('assistant').registerTool({ name: 'sync', description: 'Sync the list.', timeoutMs: 300, run: () => new Promise(() => {}) });
+  });
   await say(page, 'mark the first one as done');
   await finished(page, 1);
   const log = await requests(llm, model);
-  assert.equal(log.length, 5);
+  assert.equal(log.length, 6);
   assert.match(
     requestText(log, 2),
     /Command Host\.complete_todo failed: Argument 'id' should be int but is a string \("first"\)\. Use Host\.complete_todo\(id: int\)\./,
@@ -143,11 +148,12 @@ test('bad arguments and a tool that throws come back to the model as the command
   );
   assert.match(requestText(log, 3), /Command Host\.complete_todo failed: the page's function threw an error: There is no item #9\. The items are: #1, #2\./);
   assert.match(requestText(log, 4), /Command Host\.complete_todo executed: \{"done":true,"id":1,"text":"Water the plants"\}/, 'a returned object as JSON');
-  // The bad call never reached the page; the throwing one did.
-  assert.deepEqual((await events(page, 'tool-call')).map((c) => c.args), [{ id: 9 }, { id: 1 }]);
+  assert.match(requestText(log, 5), /Command Host\.sync failed: the page's function did not finish within 1 s\. It may still have had an effect: check before calling it again\./);
+  // The bad call never reached the page; the others did.
+  assert.deepEqual((await events(page, 'tool-call')).map((c) => c.args), [{ id: 9 }, { id: 1 }, {}]);
   assert.deepEqual(
     (await events(page, 'tool-result')).map(({ status, error }) => ({ status, error })),
-    [{ status: 'threw', error: 'There is no item #9. The items are: #1, #2.' }, { status: 'returned', error: undefined }],
+    [{ status: 'threw', error: 'There is no item #9. The items are: #1, #2.' }, { status: 'returned', error: undefined }, { status: 'timeout', error: undefined }],
   );
   assert.equal(await page.locator('[data-testid=todo-list] li[data-id="1"]').getAttribute('class'), 'done');
   await screenshot(page, 'widget-tools-3-threw-then-done');
