@@ -229,3 +229,25 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Stop while an approval waits declines it: the tool does not run', async () => {
+  const model = 'wt-stop';
+  await script(llm, model, [{ text: 'TASK' }, { text: answer('Deleting.', [cmd('Host.delete_all')]) }]);
+  const { page, context, problems } = await openTodo(model);
+  await say(page, 'delete everything');
+  const approval = widget(page).locator('li.approval');
+  await approval.locator('[data-testid=approve]').waitFor({ timeout: 20000 });
+  await widget(page).locator('[data-testid=stop]').click();
+  await finished(page, 1);
+  assert.equal(await approval.locator('.who').textContent(), 'Declined');
+  assert.equal(await approval.locator('button').count(), 0);
+  assert.deepEqual(await todoTexts(page), ['Water the plants', 'Book the dentist']);
+  assert.deepEqual((await events(page, 'tool-result')).map((r) => r.status), ['declined']);
+  const [done] = await events(page, 'finished');
+  assert.equal(done.reason, 'cancelled', JSON.stringify(done));
+  assert.equal((await requests(llm, model)).length, 2, 'no model call after Stop');
+  await screenshot(page, 'widget-tools-7-stopped');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
