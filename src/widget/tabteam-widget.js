@@ -97,7 +97,8 @@ export function optionsFromAttributes(element) {
 /**
  * Render a widget into `element` (appends one child, `<tabteam-view>`, whose
  * shadow root holds the widget). Resolves, once it is on screen, to a handle:
- * { send(text), answer(questionId, text), stop(), unmount(), running, mountMs }.
+ * { send(text), answer(questionId, text), stop(), unmount(), running, mountMs,
+ *   setTools(list), registerTool(tool), tools, setContext(key, text), removeContext(key) }.
  * Rejects with a clear message for bad options.
  */
 export async function mount(element, options = {}) {

@@ -3,8 +3,9 @@
 // CSP of pkg/README.md, against the local scripted LLM server: the agent
 // calls the page's tools with arguments and the page's list changes; bad
 // arguments, a tool that throws and one that times out come back to the
-// model as the command's failure; a confirmed tool is declined, then approved, in the widget; the
-// page's context (setContext) is in the next request the server sees.
+// model as the command's failure; a confirmed tool is declined, then
+// approved, in the widget, and Stop declines one still waiting; the page's
+// context (setContext) is in the next request the server sees.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
