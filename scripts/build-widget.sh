@@ -2,9 +2,9 @@
 # Build the embeddable widget into pkg/: the library without the site
 # (no Leptos) with the `widget` feature, wasm-bindgen's ES module glue,
 # wasm-opt -Os, and the JS minified (esbuild). Then assemble the package
-# and the demo page in target/widget-demo/ and, when dist/ exists (after
-# `trunk build`), copy that to dist/widget/ so one static server serves the
-# site and the demo. Prints the package's sizes (raw and gzip) and
+# and the demo pages (all of www/widget/) in target/widget-demo/ and, when
+# dist/ exists (after `trunk build`), copy that to dist/widget/ so one
+# static server serves the site and the demo. Prints the package's sizes (raw and gzip) and
 # warns above the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides;
 # WIDGET_BUDGET_STRICT=1 makes it fail).
 set -euo pipefail

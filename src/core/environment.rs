@@ -53,6 +53,7 @@ impl Environment {
                 project: Rc::default(),
                 checkpoints: None,
                 sandbox: Rc::new(crate::core::sandbox::NoSandbox),
+                host: None,
             },
         }
     }

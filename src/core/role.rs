@@ -216,6 +216,9 @@ pub struct World {
     /// Where the project's code runs (tests, preview); `NoSandbox` unless
     /// the page provides one.
     pub sandbox: Rc<dyn crate::core::sandbox::Sandbox>,
+    /// The tools and context of the page embedding the widget (`Host.*`
+    /// commands); `None` elsewhere.
+    pub host: Option<Rc<crate::core::commands::host::HostTools>>,
 }
 
 impl World {

@@ -183,6 +183,15 @@ impl Runner {
         self
     }
 
+    /// Give the team's agents the host page's tools and context (the
+    /// widget's `Host.*` commands).
+    pub fn attach_host(self, host: Rc<crate::core::commands::host::HostTools>) -> Self {
+        if let Ok(mut team) = self.session.team().try_borrow_mut() {
+            team.env.world.host = Some(host);
+        }
+        self
+    }
+
     /// Keep the team in `keeper`'s session from now on; saves it as it
     /// stands first (the idea, or the restored state) with `status`.
     pub async fn keep_in(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {

@@ -11,10 +11,12 @@
 //! here (`RunView`); JS only puts text on screen.
 //!
 //! Layout: `options` (what the host configures), `host_events` (the
-//! payloads the host hears), `host_key` (the key from the host per call).
+//! payloads the host hears), `host_key` (the key from the host per call),
+//! `host_port` (the page's tools and the approvals, over one JS function).
 
 mod host_events;
 mod host_key;
+mod host_port;
 mod options;
 
 use std::cell::{Cell, RefCell};
@@ -23,6 +25,7 @@ use std::rc::{Rc, Weak};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+use crate::core::commands::host::{HostTool, HostTools};
 use crate::core::events::{StopReason, TeamEvent};
 use crate::core::plan::Task;
 use crate::core::settings::Settings;
@@ -31,6 +34,7 @@ use crate::web::runner::Runner;
 use crate::web::transport::FetchTransport;
 
 use host_key::{HostKeyTransport, PLACEHOLDER_KEY};
+use host_port::PagePort;
 use options::{KeySource, WidgetOptions};
 
 /// One widget's team. JS owns it; `update(name, json)` hears everything.
@@ -43,6 +47,8 @@ struct Inner {
     settings: Settings,
     key_source: KeySource,
     get_key: Option<Rc<js_sys::Function>>,
+    /// The page's tools and context, given to the team when it starts.
+    host: Option<Rc<HostTools>>,
     /// `update(name, json)`: "render" with what changed, or a host event.
     update: js_sys::Function,
     runner: RefCell<Option<Rc<Runner>>>,
@@ -57,8 +63,15 @@ struct Inner {
 impl Agent {
     /// `options`: a plain object (see `options::WidgetOptions`); `get_key`:
     /// the host's key function when `keySource` is "host".
+    /// `host`: `host(kind, callJson)`, the page's tools and approvals (see
+    /// `host_port`).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue, get_key: Option<js_sys::Function>, update: js_sys::Function) -> Result<Agent, JsError> {
+    pub fn new(
+        options: &JsValue,
+        get_key: Option<js_sys::Function>,
+        update: js_sys::Function,
+        host: Option<js_sys::Function>,
+    ) -> Result<Agent, JsError> {
         let options = WidgetOptions::from_object(options).map_err(|e| JsError::new(&e))?;
         let settings = options.settings().map_err(|e| JsError::new(&e))?;
         if options.key_source == KeySource::Host && get_key.is_none() {
@@ -68,6 +81,7 @@ impl Agent {
             settings,
             key_source: options.key_source,
             get_key: get_key.map(Rc::new),
+            host: host.map(|host| Rc::new(HostTools::new(Rc::new(PagePort { host })))),
             update,
             runner: RefCell::new(None),
             view: RefCell::new(RunView::default()),
@@ -101,6 +115,44 @@ impl Agent {
         self.inner.stop();
         self.inner.disposed.set(true);
         self.inner.runner.borrow_mut().take();
+    }
+
+    /// Replace the page's tools: `json` is a list of `{name, description,
+    /// parameters, confirm}` (`parameters` in the JSON Schema subset). An
+    /// error says which tool is wrong and how; the old tools then stay.
+    #[wasm_bindgen(js_name = setTools)]
+    pub fn set_tools(&self, json: &str) -> Result<(), JsError> {
+        let Some(host) = &self.inner.host else { return Ok(()) };
+        let list: Vec<Value> = serde_json::from_str(json).map_err(|e| JsError::new(&format!("tabteam tools: {e}")))?;
+        let mut tools: Vec<HostTool> = Vec::with_capacity(list.len());
+        for tool in &list {
+            let text = |field: &str| tool.get(field).and_then(Value::as_str).unwrap_or_default();
+            let confirm = tool.get("confirm").and_then(Value::as_bool).unwrap_or(false);
+            let made = HostTool::from_schema(text("name"), text("description"), tool.get("parameters").unwrap_or(&Value::Null), confirm)
+                .map_err(|e| JsError::new(&format!("tabteam {e}")))?;
+            if tools.iter().any(|t| t.spec.name == made.spec.name) {
+                return Err(JsError::new(&format!("tabteam tools: two tools are named {}", text("name"))));
+            }
+            tools.push(made);
+        }
+        host.set_tools(tools);
+        Ok(())
+    }
+
+    /// Show the agents `text` under `key` in their next prompts (an empty
+    /// text removes it).
+    #[wasm_bindgen(js_name = setContext)]
+    pub fn set_context(&self, key: &str, text: &str) {
+        if let Some(host) = &self.inner.host {
+            host.set_context(key, text);
+        }
+    }
+
+    #[wasm_bindgen(js_name = removeContext)]
+    pub fn remove_context(&self, key: &str) {
+        if let Some(host) = &self.inner.host {
+            host.remove_context(key);
+        }
     }
 
     /// Whether the team is working.
@@ -152,7 +204,11 @@ impl Inner {
             }
             _ => None,
         };
-        let runner = Rc::new(Runner::with_transport(&self.settings, key, text, transport, host_transport, on_event));
+        let mut runner = Runner::with_transport(&self.settings, key, text, transport, host_transport, on_event);
+        if let Some(host) = &self.host {
+            runner = runner.attach_host(host.clone());
+        }
+        let runner = Rc::new(runner);
         *self.runner.borrow_mut() = Some(runner.clone());
         runner.resume(None);
         self.render();

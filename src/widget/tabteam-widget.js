@@ -6,7 +6,10 @@
 //
 // The team, its events and what the conversation says live in the wasm
 // (`Agent`); this file only puts that on screen, inside a shadow root, and
-// keeps the conversation in IndexedDB. No eval, no inline styles (a
+// keeps the conversation in IndexedDB. It also holds the page's tools: the
+// model picks one by name and gives checked arguments; what runs is the
+// function the page registered (asked for approval first when the tool says
+// `confirm`), never text from the model. No eval, no inline styles (a
 // constructed stylesheet), no globals, no listeners outside the widget's
 // own elements: unmount() removes everything mount() added.
 import init, { Agent } from './tabteam.js';
@@ -33,9 +36,11 @@ const ATTRIBUTES = {
   placeholder: 'placeholder',
 };
 const NUMBERS = new Set(['budget', 'rounds', 'priceIn', 'priceOut']);
-const OPTIONS = new Set([...Object.values(ATTRIBUTES), 'getKey']);
+const OPTIONS = new Set([...Object.values(ATTRIBUTES), 'getKey', 'tools']);
 /** Host events: dispatched on the element as CustomEvents (not bubbling). */
 const HOST_EVENTS = new Set(['message', 'plan-updated', 'ask-human', 'reply-to-human', 'cost', 'finished', 'error']);
+/** A tool's `run` gets this long unless it sets `timeoutMs`. */
+const TOOL_TIMEOUT_MS = 30000;
 
 const CSS = `:host{all:initial!important;display:block!important;contain:content}
 *{box-sizing:border-box}
@@ -56,6 +61,8 @@ li{padding:8px 10px;border-radius:8px;background:#f4f4f7;overflow-wrap:anywhere}
 .question{border-left:3px solid #c77c00}
 .error{color:#b3261e;border-left:3px solid #b3261e}
 .history{opacity:.75}
+.approval{border-left:3px solid #c77c00;background:#fff8ec}
+.actions{display:flex;gap:6px;margin-top:6px}
 .live .body::after{content:"\\258D"}
 .body{white-space:pre-wrap}
 .status{margin:0;padding:4px 12px;font-size:12px;color:#5b5b66;min-height:1.4em}
@@ -90,7 +97,8 @@ export function optionsFromAttributes(element) {
 /**
  * Render a widget into `element` (appends one child, `<tabteam-view>`, whose
  * shadow root holds the widget). Resolves, once it is on screen, to a handle:
- * { send(text), answer(questionId, text), stop(), unmount(), running, mountMs }.
+ * { send(text), answer(questionId, text), stop(), unmount(), running, mountMs,
+ *   setTools(list), registerTool(tool), tools, setContext(key, text), removeContext(key) }.
  * Rejects with a clear message for bad options.
  */
 export async function mount(element, options = {}) {
@@ -99,8 +107,9 @@ export async function mount(element, options = {}) {
   for (const name of Object.keys(options)) {
     if (!OPTIONS.has(name)) throw new TypeError(`tabteam mount: unknown option "${name}"`);
   }
-  const { getKey, storageKey, heading = 'tabteam', placeholder = 'Ask me anything…', ...team } = options;
+  const { getKey, storageKey, heading = 'tabteam', placeholder = 'Ask me anything…', tools: initialTools = [], ...team } = options;
   if (getKey !== undefined && typeof getKey !== 'function') throw new TypeError('tabteam mount: getKey must be a function');
+  checkTools(initialTools);
   await load();
 
   const view = document.createElement('tabteam-view');
@@ -134,8 +143,76 @@ export async function mount(element, options = {}) {
   };
   const config = {};
   for (const [name, value] of Object.entries(team)) if (value !== undefined && value !== null) config[name] = value;
-  const agent = new Agent(config, getKey, update);
+  let tools = new Map(); // name → the page's tool
+  const approvals = new Set(); // the answer functions of approvals on screen
+  const fire = (name, detail) => alive && element.dispatchEvent(new CustomEvent(name, { detail }));
+
+  // The team's calls of the page's tools (see src/widget/host_port.rs).
+  async function host(kind, json) {
+    const { id, name, args, confirm } = JSON.parse(json);
+    if (kind === 'approve') {
+      fire('tool-call', { id, name, args, confirm });
+      const approved = await approve(name, args);
+      if (!approved) fire('tool-result', { id, name, status: 'declined' });
+      return approved;
+    }
+    if (!confirm) fire('tool-call', { id, name, args, confirm });
+    const outcome = await runTool(tools.get(name), args);
+    const status = 'timeoutMs' in outcome ? 'timeout' : 'error' in outcome ? 'threw' : 'returned';
+    fire('tool-result', { id, name, status, ...(status === 'returned' ? { result: outcome.value } : status === 'threw' ? { error: outcome.error } : {}) });
+    try {
+      return JSON.stringify(outcome);
+    } catch {
+      return JSON.stringify({ value: String(outcome.value) });
+    }
+  }
+
+  /** Ask the person, in the conversation: the tool and its arguments, as text. */
+  function approve(name, args) {
+    return new Promise((resolve) => {
+      const { li, body } = entryElement('Approval needed', 'approval');
+      const shownArgs = Object.keys(args).length ? JSON.stringify(args, null, 2) : '(no arguments)';
+      body.textContent = `Allow the assistant to run ${name} with:\n${shownArgs}`;
+      const actions = document.createElement('div');
+      actions.className = 'actions';
+      const yes = document.createElement('button');
+      yes.type = 'button';
+      yes.textContent = 'Approve';
+      yes.dataset.testid = 'approve';
+      const no = document.createElement('button');
+      no.type = 'button';
+      no.className = 'quiet';
+      no.textContent = 'Decline';
+      no.dataset.testid = 'decline';
+      actions.append(yes, no);
+      li.append(actions);
+      const answer = (approved) => {
+        approvals.delete(answer);
+        yes.removeEventListener('click', onYes);
+        no.removeEventListener('click', onNo);
+        actions.remove();
+        li.querySelector('.who').textContent = approved ? 'Approved' : 'Declined';
+        resolve(approved);
+      };
+      const onYes = () => answer(true);
+      const onNo = () => answer(false);
+      yes.addEventListener('click', onYes);
+      no.addEventListener('click', onNo);
+      approvals.add(answer);
+      ui.log.append(li);
+      ui.log.scrollTop = ui.log.scrollHeight;
+    });
+  }
+  const declineAll = () => [...approvals].forEach((answer) => answer(false));
+
+  const agent = new Agent(config, getKey, update, host);
   ui.keyLabel.hidden = (config.keySource ?? 'user') !== 'user';
+  function setTools(list) {
+    checkTools(list);
+    agent.setTools(JSON.stringify(list.map(({ name, description = '', parameters = null, confirm = false }) => ({ name, description, parameters, confirm }))));
+    tools = new Map(list.map((tool) => [tool.name, tool]));
+  }
+  setTools(initialTools);
 
   function entryElement(role, kind) {
     const li = document.createElement('li');
@@ -186,7 +263,10 @@ export async function mount(element, options = {}) {
   const onKey = (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) submit(event);
   };
-  const onStop = () => agent.stop();
+  const onStop = () => {
+    declineAll();
+    agent.stop();
+  };
   ui.form.addEventListener('submit', submit);
   ui.text.addEventListener('keydown', onKey);
   ui.stop.addEventListener('click', onStop);
@@ -220,16 +300,30 @@ export async function mount(element, options = {}) {
 
   return {
     mountMs,
+    setTools,
+    registerTool(tool) {
+      setTools([...[...tools.values()].filter((t) => t.name !== tool?.name), tool]);
+    },
+    get tools() {
+      return [...tools.values()];
+    },
+    setContext(key, text) {
+      if (alive) agent.setContext(String(key), String(text ?? ''));
+    },
+    removeContext(key) {
+      if (alive) agent.removeContext(String(key));
+    },
     send: (text) => alive && agent.send(String(text), ui.key.value),
     answer: (questionId, text) => alive && agent.answer(Number(questionId), String(text)),
     stop() {
-      if (alive) agent.stop();
+      if (alive) onStop();
     },
     get running() {
       return alive && agent.running;
     },
     unmount() {
       if (!alive) return;
+      declineAll();
       alive = false;
       agent.dispose();
       // Freed once any call into it (say, the send whose event led here) returned.
@@ -241,6 +335,36 @@ export async function mount(element, options = {}) {
       shown.clear();
     },
   };
+}
+
+/** Throws a TypeError saying what is wrong with the page's tool list. */
+function checkTools(list) {
+  if (!Array.isArray(list)) throw new TypeError('tabteam tools: expected a list of tools');
+  for (const tool of list) {
+    if (typeof tool?.name !== 'string') throw new TypeError('tabteam tools: each tool needs a name');
+    if (typeof tool.run !== 'function') throw new TypeError(`tabteam tool ${tool.name}: run must be a function`);
+    if (tool.timeoutMs !== undefined && !(tool.timeoutMs > 0)) throw new TypeError(`tabteam tool ${tool.name}: timeoutMs must be a positive number`);
+  }
+}
+
+/**
+ * Run the page's function with the model's (checked) arguments:
+ * { value } when it returns or its Promise resolves, { error } when it
+ * throws or rejects, { timeoutMs } when it takes longer than its limit.
+ */
+async function runTool(tool, args) {
+  if (!tool) return { error: 'the page no longer offers this tool' };
+  const limit = tool.timeoutMs ?? TOOL_TIMEOUT_MS;
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ timeoutMs: limit }), limit);
+  });
+  const run = (async () => ({ value: await tool.run(args) }))().catch((e) => ({ error: String(e?.message ?? e) }));
+  try {
+    return await Promise.race([run, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One request against the widget's own database (`kv` store), closed after. */
@@ -273,8 +397,17 @@ function store(name, operation, mode = 'readwrite') {
 export class TabteamAgent extends HTMLElement {
   #handle = null;
   #connection = null;
+  #tools = [];
+  #context = new Map();
 
   async connectedCallback() {
+    // `element.tools = [...]` set before the package defined the element
+    // made an own property that hides the accessor: take it over.
+    if (Object.hasOwn(this, 'tools')) {
+      const list = this.tools;
+      delete this.tools;
+      this.tools = list;
+    }
     const connection = (this.#connection = {});
     const options = optionsFromAttributes(this);
     if (options.keySource === 'host') {
@@ -288,6 +421,9 @@ export class TabteamAgent extends HTMLElement {
       const handle = await mount(this, options);
       if (this.#connection !== connection) return handle.unmount();
       this.#handle = handle;
+      // What the page set while the widget loaded.
+      handle.setTools(this.#tools);
+      for (const [key, text] of this.#context) handle.setContext(key, text);
       this.dispatchEvent(new CustomEvent('ready', { detail: { mountMs: handle.mountMs } }));
     } catch (e) {
       this.dispatchEvent(new CustomEvent('error', { detail: { role: null, message: String(e?.message ?? e) } }));
@@ -310,6 +446,32 @@ export class TabteamAgent extends HTMLElement {
 
   stop() {
     this.#handle?.stop();
+  }
+
+  /** The page's tools ({ name, description, parameters, run, confirm, timeoutMs }). */
+  get tools() {
+    return [...this.#tools];
+  }
+
+  set tools(list) {
+    checkTools(list);
+    this.#handle?.setTools(list);
+    this.#tools = [...list];
+  }
+
+  /** Add a tool, or replace the one with its name. */
+  registerTool(tool) {
+    this.tools = [...this.#tools.filter((t) => t.name !== tool?.name), tool];
+  }
+
+  setContext(key, text) {
+    this.#context.set(String(key), String(text ?? ''));
+    this.#handle?.setContext(key, text);
+  }
+
+  removeContext(key) {
+    this.#context.delete(String(key));
+    this.#handle?.removeContext(key);
   }
 
   get running() {

@@ -50,7 +50,7 @@ async function openDemo(model, context) {
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   const query = model ? `?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}` : '';
-  await page.goto(`${env.site.url}/widget/index.html${query}`);
+  await page.goto(`${env.site.url}/widget/hostile.html${query}`);
   await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
   await page.locator('#support [data-testid=input]').waitFor({ timeout: 20000 });
   return { page, context, problems };

@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{closest, ArgError, ArgProblem, CommandError, CommandSpec, ParamType};
+use super::{closest, ArgError, ArgProblem, CommandError, CommandSpec, Param, ParamType};
 
 /// Validated arguments: every required parameter is present with its
 /// declared type, defaults are filled in, and nothing undeclared is left.
@@ -86,9 +86,17 @@ pub(super) fn validate(spec: &CommandSpec, args: &Value) -> Result<Args, Command
     for param in &spec.params {
         match given.get(&param.name).filter(|v| !v.is_null()) {
             Some(value) => match conform(param.ty, value) {
-                Some(value) => {
-                    values.insert(param.name.clone(), value);
-                }
+                Some(value) => match refused(param, &value) {
+                    Some(item) => problems.push(ArgProblem::NotAllowed {
+                        param: param.name.clone(),
+                        allowed: param.choices_text(),
+                        list: value.is_array(),
+                        found: describe(item),
+                    }),
+                    None => {
+                        values.insert(param.name.clone(), value);
+                    }
+                },
                 None => problems.push(ArgProblem::WrongType {
                     param: param.name.clone(),
                     expected: param.ty,
@@ -112,7 +120,7 @@ pub(super) fn validate(spec: &CommandSpec, args: &Value) -> Result<Args, Command
         // (each slice sort is ~1.5 KB of wasm).
         let rank = |p: &ArgProblem| match p {
             ArgProblem::Missing { .. } => 0,
-            ArgProblem::WrongType { .. } => 1,
+            ArgProblem::WrongType { .. } | ArgProblem::NotAllowed { .. } => 1,
             ArgProblem::Unexpected { .. } => 2,
         };
         let mut grouped = Vec::with_capacity(problems.len());
@@ -136,12 +144,38 @@ fn conform(ty: ParamType, value: &Value) -> Option<Value> {
             }
             _ => None,
         },
+        ParamType::Float => value.is_number().then(|| value.clone()),
         ParamType::Bool => value.is_boolean().then(|| value.clone()),
-        ParamType::StrList => {
-            let items = value.as_array()?;
-            items.iter().map(as_text).collect::<Option<Vec<_>>>().map(Value::Array)
-        }
+        ParamType::StrList => list(value, ParamType::Str),
+        ParamType::IntList => list(value, ParamType::Int),
+        ParamType::FloatList => list(value, ParamType::Float),
+        ParamType::BoolList => list(value, ParamType::Bool),
         ParamType::Json => Some(value.clone()),
+    }
+}
+
+/// A list whose every item conforms to `item`.
+fn list(value: &Value, item: ParamType) -> Option<Value> {
+    let items = value.as_array()?;
+    items.iter().map(|v| conform(item, v)).collect::<Option<Vec<_>>>().map(Value::Array)
+}
+
+/// The first value (the item, for a list) that is not one of the
+/// parameter's choices; `None` when all are, or any value goes. Numbers
+/// compare by value, so `2` matches a choice `2.0`.
+fn refused<'a>(param: &Param, value: &'a Value) -> Option<&'a Value> {
+    if param.choices.is_empty() {
+        return None;
+    }
+    let one = |v: &Value| {
+        param.choices.iter().any(|c| match (c.as_f64(), v.as_f64()) {
+            (Some(a), Some(b)) => a == b,
+            _ => c == v,
+        })
+    };
+    match value {
+        Value::Array(items) => items.iter().find(|v| !one(v)),
+        other => (!one(other)).then_some(other),
     }
 }
 

@@ -49,6 +49,9 @@ pub enum CommandError {
 pub enum ArgProblem {
     Missing { param: String },
     WrongType { param: String, expected: ParamType, found: String },
+    /// The right type but not one of the allowed values (`allowed`:
+    /// `'low', 'high'`); `list` when the parameter is a list of them.
+    NotAllowed { param: String, allowed: String, list: bool, found: String },
     Unexpected { arg: String, suggestion: Option<String> },
 }
 
@@ -58,6 +61,12 @@ impl fmt::Display for ArgProblem {
             ArgProblem::Missing { param } => write!(f, "missing argument '{param}'"),
             ArgProblem::WrongType { param, expected, found } => {
                 write!(f, "argument '{param}' should be {} but is {found}", expected.name())
+            }
+            ArgProblem::NotAllowed { param, allowed, list: false, found } => {
+                write!(f, "argument '{param}' should be one of {allowed} but is {found}")
+            }
+            ArgProblem::NotAllowed { param, allowed, list: true, found } => {
+                write!(f, "argument '{param}' should hold only {allowed} but has {found}")
             }
             ArgProblem::Unexpected { arg, suggestion: None } => write!(f, "unexpected argument '{arg}'"),
             ArgProblem::Unexpected { arg, suggestion: Some(s) } => {

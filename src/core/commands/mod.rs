@@ -20,15 +20,20 @@
 //! - `registry`: `Registry`, `CommandHandler`, `RunReport`.
 //! - `suggest`: the "did you mean" match for misspelt names.
 //! - `plan`: `HasPlan` and the `Plan.*` commands.
+//! - `host`: the host page's tools (`Host.*`, from a JSON Schema subset,
+//!   run through the `HostPort`) and its readable context.
 
 mod args;
 mod command;
 mod error;
+pub mod host;
 mod plan;
 mod registry;
 mod spec;
 mod suggest;
 
+#[cfg(test)]
+mod host_tests;
 #[cfg(test)]
 mod tests;
 

@@ -149,10 +149,16 @@ impl<C> Registry<C> {
     /// "1. Plan.append_task(task_id: str, ...):\ndescription", one blank
     /// line between commands.
     pub fn prepare_command_prompt(&self) -> String {
+        self.prepare_command_prompt_from(1)
+    }
+
+    /// The same list numbered from `first` (commands listed after
+    /// another registry's, such as the host page's tools).
+    pub fn prepare_command_prompt_from(&self, first: usize) -> String {
         self.entries
             .iter()
             .enumerate()
-            .map(|(i, e)| format!("{}. {}:\n{}\n", i + 1, e.spec.call_signature(), e.spec.description))
+            .map(|(i, e)| format!("{}. {}:\n{}\n", i + first, e.spec.call_signature(), e.spec.description))
             .collect::<Vec<_>>()
             .join("\n")
     }

@@ -17,9 +17,15 @@ pub enum ParamType {
     Str,
     /// A whole number; an integral float such as `2.0` is accepted.
     Int,
+    /// Any number (a host tool's JSON Schema `number`).
+    Float,
     Bool,
     /// A list of texts; integer items become their decimal text.
     StrList,
+    /// Lists of the other plain types, for host tools' JSON Schema arrays.
+    IntList,
+    FloatList,
+    BoolList,
     /// Any JSON value, passed through unchecked.
     Json,
 }
@@ -30,8 +36,12 @@ impl ParamType {
         match self {
             ParamType::Str => "str",
             ParamType::Int => "int",
+            ParamType::Float => "float",
             ParamType::Bool => "bool",
             ParamType::StrList => "list[str]",
+            ParamType::IntList => "list[int]",
+            ParamType::FloatList => "list[float]",
+            ParamType::BoolList => "list[bool]",
             ParamType::Json => "json",
         }
     }
@@ -46,12 +56,22 @@ pub struct Param {
     /// `default` is used if there is one, and otherwise it is absent.
     pub required: bool,
     pub default: Option<Value>,
+    /// The only values allowed (each item's, for a list), when not empty:
+    /// a JSON Schema `enum`. Shown as `Literal['a', 'b']`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Value>,
 }
 
 impl Param {
     /// A required parameter.
     pub fn new(name: impl Into<String>, ty: ParamType) -> Self {
-        Self { name: name.into(), ty, required: true, default: None }
+        Self { name: name.into(), ty, required: true, default: None, choices: Vec::new() }
+    }
+
+    /// Only these values are allowed.
+    pub fn one_of(mut self, choices: Vec<Value>) -> Self {
+        self.choices = choices;
+        self
     }
 
     /// Not required; filled with `default` when left out.
@@ -70,12 +90,35 @@ impl Param {
 
     /// `task_type: str = ''`.
     fn render(&self) -> String {
-        let ty = self.ty.name();
+        let ty = self.type_text();
         match (&self.default, self.required) {
             (_, true) => format!("{}: {ty}", self.name),
             (Some(default), false) => format!("{}: {ty} = {}", self.name, python_literal(default)),
             (None, false) => format!("{}: {ty} = None", self.name),
         }
+    }
+}
+
+impl Param {
+    /// `str`, or with choices `Literal['low', 'high']` (in a list:
+    /// `list[Literal[...]]`).
+    pub fn type_text(&self) -> String {
+        if self.choices.is_empty() {
+            return self.ty.name().to_owned();
+        }
+        let literal = format!("Literal[{}]", self.choices_text());
+        match self.ty {
+            ParamType::StrList | ParamType::IntList | ParamType::FloatList | ParamType::BoolList => format!("list[{literal}]"),
+            _ => literal,
+        }
+    }
+}
+
+impl Param {
+    /// The choices as Python literals: `'low', 'high'`.
+    pub fn choices_text(&self) -> String {
+        let literals: Vec<String> = self.choices.iter().map(python_literal).collect();
+        literals.join(", ")
     }
 }
 

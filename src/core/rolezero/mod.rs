@@ -20,6 +20,8 @@ mod repair;
 mod step;
 pub mod zero;
 #[cfg(test)]
+mod host_tests;
+#[cfg(test)]
 mod zero_tests;
 
 #[cfg(test)]

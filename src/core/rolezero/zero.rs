@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::step::Step;
 use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
+use crate::core::commands::host::HOST_PREFIX;
 use crate::core::commands::{register_plan_commands, Command, CommandSpec, HasPlan, Param, ParamType, Registry};
 use crate::core::experience::{render_example, Experience};
 use crate::core::files::{register_editor_commands, HasFiles, ProjectFiles};
@@ -314,7 +315,11 @@ impl RoleZero {
         }
         let gate = role.gate_for(world);
         let prefix = self.prefix(role, world);
-        let history = self.history(role);
+        let mut history = self.history(role);
+        // Page context (`commands::host`): changes per call, so it goes last.
+        if let Some(context) = page_context(world) {
+            history.push(ChatMessage::user(context));
+        }
         let system = QUICK_THINK.replace("{role_info}", &prefix);
         let intent = parse_quick_think(&gate.quietly().ask(with_system(&system, history.clone())).await?);
         if !intent.answers_directly() {
@@ -344,12 +349,17 @@ impl RoleZero {
     async fn think(&self, role: &mut Role, world: &World) -> Result<String, RoleError> {
         let system = self.system_prompt(role, world);
         let plan = role.state.plan.borrow();
-        let command = COMMAND
+        let mut command = COMMAND
             .replace("{example}", &self.example(role, world))
             .replace("{plan_status}", &plan.status_text())
             .replace("{current_task}", &plan.current_task_text())
             .replace("{language}", &self.config.language);
         drop(plan);
+        // Page context (`commands::host`): changes per call, so it rides in
+        // the last turn, ahead of the plan.
+        if let Some(context) = page_context(world) {
+            command = format!("{context}\n\n{command}");
+        }
         let mut request = with_system(&system, self.history(role));
         request.push(ChatMessage::user(command));
         let gate = role.gate_for(world);
@@ -428,6 +438,15 @@ impl RoleZero {
         command: &Command,
         p: &mut ZeroProgress,
     ) -> Result<Result<String, String>, RoleError> {
+        // The host page's tools (`Host.*`, widget only). They may wait on the
+        // person (approval) or the page: capture the role as it stands, as
+        // for the registry's commands below.
+        if let Some(tools) = world.host.as_ref().filter(|_| command.name.starts_with(HOST_PREFIX)) {
+            if let Some(checkpoints) = &world.checkpoints {
+                checkpoints.capture(role);
+            }
+            return Ok(tools.run(command).await.map_err(|e| e.to_string()));
+        }
         Ok(match command.name.as_str() {
             END => Ok(self.end(role, world, p).await?),
             ASK_HUMAN => match self.registry.validate(command) {
@@ -519,7 +538,7 @@ impl RoleZero {
         let task_types: String = TASK_TYPES.iter().map(|(name, desc)| format!("- {name}: {desc}\n")).collect();
         SYSTEM
             .replace("{task_types}", task_types.trim_end())
-            .replace("{commands}", &self.registry.prepare_command_prompt())
+            .replace("{commands}", &self.command_prompt(world))
             .replace("{role_info}", &self.prefix(role, world))
             .replace("{instruction}", self.config.instruction.trim())
     }
@@ -539,6 +558,16 @@ impl RoleZero {
             .unwrap_or_default();
         let experience = world.experience.borrow();
         experience.best_match(&request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
+    }
+
+    /// The role's commands, then the host page's tools (if any) numbered
+    /// after them.
+    fn command_prompt(&self, world: &World) -> String {
+        let mut commands = self.registry.prepare_command_prompt();
+        if let Some(host) = &world.host {
+            commands.push_str(&host.command_prompt(self.registry.len() + 1));
+        }
+        commands
     }
 
     fn prefix(&self, role: &Role, world: &World) -> String {
@@ -583,6 +612,12 @@ impl RoleZero {
         role.state.memory.add(message.clone());
         message
     }
+}
+
+/// The hook for the host page's readable context: its section for the
+/// last turn of a request, when the page set any.
+fn page_context(world: &World) -> Option<String> {
+    world.host.as_ref().and_then(|host| host.context_block())
 }
 
 fn with_system(system: &str, mut history: Vec<ChatMessage>) -> Vec<ChatMessage> {

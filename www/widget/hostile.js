@@ -1,4 +1,4 @@
-// The demo host page: embeds one widget by markup and one with mount(),
+// The hostile-CSS test page (hostile.html): embeds one widget by markup and one with mount(),
 // listens to their events and lists them. No inline script, no eval: it
 // runs under the strict CSP documented in pkg/README.md.
 //
