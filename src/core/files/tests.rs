@@ -281,20 +281,38 @@ fn editor_prompt() {
         1. Editor.write(path: str, content: str):
         Write the whole content of a file, creating it (and its directories) or replacing what it held. Paths are relative to the project root, such as docs/prd.md.
 
-        2. Editor.append(path: str, content: str):
+        2. Editor.replace(path: str, old: str, new: str):
+        Change part of an existing file: replace the text `old` (copied exactly from the file, with enough lines around the change to occur only once) by `new`. Use it for a local change instead of writing the whole file again.
+
+        3. Editor.append(path: str, content: str):
         Add content at the end of an existing file, on a new line.
 
-        3. Editor.read(path: str):
+        4. Editor.read(path: str):
         Read a file; each line is shown with its number, as 001|text.
 
-        4. Editor.list(dir: str = ''):
+        5. Editor.list(dir: str = ''):
         List the project's files, all of them or those under a directory.
 
-        5. Editor.delete(path: str):
+        6. Editor.delete(path: str):
         Delete a file and its history.
 
-        6. Editor.rename(path: str, new_path: str):
+        7. Editor.rename(path: str, new_path: str):
         Move a file to a new path that is not taken; its history moves with it.
     "#]]
     .assert_eq(&editor().prepare_command_prompt());
+}
+
+#[test]
+fn replace_changes_one_unique_snippet_or_nothing() {
+    let mut files = ProjectFiles::default();
+    files.write("a.css", "h1 { color: black; }\np { color: black; }\n").unwrap();
+    assert_eq!(files.replace("a.css", "h1 { color: black; }", "h1 { color: red; }").unwrap(), 2);
+    assert_eq!(files.read("a.css").unwrap(), "h1 { color: red; }\np { color: black; }\n");
+    let twice = files.replace("a.css", "color", "colour").unwrap_err();
+    assert_eq!(twice.to_string(), "a.css contains that text 2 times: copy `old` exactly from the file (read it first), with enough surrounding lines to be unique");
+    let none = files.replace("a.css", "h2", "h3").unwrap_err();
+    assert_eq!(none.to_string(), "a.css does not contain that text: copy `old` exactly from the file (read it first), with enough surrounding lines to be unique");
+    assert!(files.replace("a.css", "", "x").is_err(), "an empty snippet matches nowhere in particular");
+    assert!(files.replace("b.css", "x", "y").is_err(), "no such file");
+    assert_eq!(files.version("a.css").unwrap(), 2, "a refused replace writes nothing");
 }
