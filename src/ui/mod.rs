@@ -73,6 +73,9 @@ pub struct Shared {
     pub session_id: RwSignal<Option<String>>,
     /// What storage could not do, in words.
     pub storage_note: RwSignal<Option<String>>,
+    /// Why Resume could not go on (no key after a reload, say); the key
+    /// field is highlighted while it says so.
+    pub resume_note: RwSignal<Option<String>>,
     /// The run is the sample replay (labelled as such; nothing is spent).
     pub replay: RwSignal<bool>,
     /// The run panel, once its code is loaded (`lazy`).
@@ -135,6 +138,7 @@ pub fn App() -> impl IntoView {
         sessions: RwSignal::new(Vec::new()),
         session_id: RwSignal::new(None),
         storage_note: RwSignal::new(None),
+        resume_note: RwSignal::new(None),
         replay: RwSignal::new(false),
         run_panel: RwSignal::new(None),
     };

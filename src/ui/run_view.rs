@@ -77,6 +77,7 @@ fn Toolbar() -> impl IntoView {
                 <button data-testid="stop" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
                 <button data-testid="resume" class="primary" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
             </div>
+            {move || shared.resume_note.get().map(|n| view! { <p class="error" role="alert" data-testid="resume-note">{n}</p> })}
             <details class="tokens">
                 <summary>"Tokens per role"</summary>
                 <table>

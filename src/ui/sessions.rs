@@ -147,7 +147,9 @@ pub async fn open(shared: Shared, id: String) {
     } else if runner.team_is_idle() {
         (StopReason::Idle, SessionStatus::Finished)
     } else {
-        (StopReason::Cancelled, SessionStatus::Paused)
+        // What stopped it, as saved (an error, the budget, Stop); sessions
+        // saved before that was kept are taken as stopped by the person.
+        (runner.session.last_stop().unwrap_or(StopReason::Cancelled), SessionStatus::Paused)
     };
     let mut view = RunView::restored(&snapshot, reason);
     for (role, text) in InFlight::take_abandoned(&id) {
@@ -169,8 +171,26 @@ pub async fn open(shared: Shared, id: String) {
 /// Continue the open session.
 pub fn resume(shared: Shared) {
     let (settings, key) = (shared.settings.get_untracked(), shared.key.get_untracked());
+    // A reopened session may lack what a run needs (the key, when it was
+    // not remembered): say so instead of sending a request bound to fail.
+    let replay = shared.replay.get_untracked();
+    let problems = if replay { Vec::new() } else { settings.problems(&key) };
+    if !problems.is_empty() {
+        let needs_key = key.trim().is_empty() && settings.preset().is_none_or(|p| p.needs_key);
+        let what = if needs_key { "Enter your API key in Settings to resume.".to_string() } else { format!("To resume: {}", problems.join(" ")) };
+        shared.resume_note.set(Some(what));
+        return;
+    }
+    shared.resume_note.set(None);
     shared.runner.with_value(|r| {
         if let Some(r) = r {
+            // The list says "running" at once, not "interrupted" until the
+            // run ends (saved before the run takes the team).
+            let saving = r.clone();
+            spawn_local(async move {
+                saving.save_now(SessionStatus::Running).await;
+                refresh(shared).await;
+            });
             // The key, prices or budget may have been fixed meanwhile.
             r.reconfigure(&settings, &key);
             r.resume(Some(settings.budget));

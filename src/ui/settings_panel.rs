@@ -64,9 +64,14 @@ pub fn SettingsPanel() -> impl IntoView {
                 </label>
                 <label>"API key"
                     <input type="password" autocomplete="off" data-testid="key"
+                        class:needs-attention=move || shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty())
+                        aria-invalid=move || (shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty())).to_string()
                         placeholder=move || if settings.with(|s| s.preset().is_some_and(|p| !p.needs_key)) { "not needed" } else { "sk-…" }
                         prop:value=shared.key
-                        on:input=move |ev| shared.key.set(event_target_value(&ev)) />
+                        on:input=move |ev| {
+                            shared.key.set(event_target_value(&ev));
+                            shared.resume_note.set(None);
+                        } />
                     <span class="check">
                         <input type="checkbox" id="remember" data-testid="remember"
                             prop:checked=move || settings.with(|s| s.remember_key)

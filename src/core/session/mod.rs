@@ -181,6 +181,12 @@ impl Session {
         Ok(())
     }
 
+    /// Why the last run stopped, as saved with the session (`None` before
+    /// the first run ends).
+    pub fn last_stop(&self) -> Option<StopReason> {
+        self.project.borrow().last_stop.clone()
+    }
+
     pub fn is_running(&self) -> bool {
         self.running.get()
     }
@@ -366,6 +372,7 @@ impl Session {
         team.invest(self.budget.get());
         self.deliver_notes(&mut team);
         let outcome = team.run(self.rounds.get()).await;
+        self.project.borrow_mut().last_stop = Some(outcome.stop.clone());
         let mut end = RunEnd { status: SessionStatus::after(&outcome.stop), outcome, version: None, rolled_back_to: None };
         if end.outcome.stop != StopReason::Idle || self.project.borrow().open.is_none() {
             return Some(end);

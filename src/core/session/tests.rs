@@ -206,6 +206,11 @@ cross_test! {
         let end = s.run().await.unwrap();
         assert_ne!(end.outcome.stop, StopReason::Idle);
         assert!(end.version.is_none() && s.versions().is_empty(), "no version while the request is unfinished");
+        // Why it stopped is kept with the session: a reopened one says so.
+        let saved = s.team().borrow().snapshot();
+        let reopened = session(TeamKind::Company, &ScriptedLlm::from_texts(MODEL, Vec::<String>::new()));
+        reopened.restore(saved).unwrap();
+        assert!(matches!(reopened.last_stop(), Some(StopReason::Failed { ref errors }) if errors[0].0 == "Alice"), "{:?}", reopened.last_stop());
         s.send("just the PRD, please").unwrap();
         let versions = s.versions();
         assert_eq!(versions.len(), 1);

@@ -55,6 +55,10 @@ pub struct ProjectLog {
     /// nothing (a later version may be restored again).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub removed: BTreeMap<String, Vec<String>>,
+    /// Why the last run stopped, so a reopened session says what happened
+    /// (an error, the budget, the person's Stop) instead of guessing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_stop: Option<crate::core::events::StopReason>,
 }
 
 fn is_zero(n: &u32) -> bool {
