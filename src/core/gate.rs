@@ -62,6 +62,14 @@ impl CallJournal {
 
     /// The next entry's answer if it was for this request (`digest` is
     /// asked for only when there is a next entry).
+    /// Forget the last `n` calls made or replayed (an action whose answers
+    /// never fit gave up): a resumed reaction asks them afresh, from the
+    /// action's first attempt, instead of replaying the same refused answers.
+    pub fn forget_last(&mut self, n: usize) {
+        self.cursor = self.cursor.saturating_sub(n);
+        self.entries.truncate(self.cursor);
+    }
+
     fn replay(&mut self, digest: impl FnOnce() -> u64) -> Option<String> {
         let next = self.entries.get(self.cursor)?.request;
         if next == digest() {
@@ -192,6 +200,11 @@ impl LlmGate {
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
         Self { llm, ledger, role: role.into(), events, journal, quiet: false, absorbed: false, checkpoints: None }
+    }
+
+    /// See [`CallJournal::forget_last`].
+    pub fn forget_last(&self, calls: usize) {
+        self.journal.borrow_mut().forget_last(calls);
     }
 
     /// The same door, for a call whose answer the UI need not show (it is

@@ -75,12 +75,16 @@ pub(crate) async fn fill(
         .await;
     filled.map_err(|e| match e {
         FillError::Ask(e) => e,
-        FillError::Invalid { attempts, last_error, .. } => failure(
-            action,
-            format!(
-                "the model gave no usable {what} in {attempts} attempts; the last answer was refused: {last_error}"
-            ),
-        ),
+        FillError::Invalid { attempts, last_error, .. } => {
+            // Resume tries this action again from its first attempt (with
+            // the settings of then, another model say), not by replaying
+            // the answers it just refused.
+            llm.forget_last(attempts as usize);
+            failure(
+                action,
+                format!("the model gave no usable {what} in {attempts} attempts; the last answer was refused: {last_error}"),
+            )
+        }
     })
 }
 

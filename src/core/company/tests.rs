@@ -269,6 +269,16 @@ cross_test! {
         assert!(message.starts_with("the model gave no usable PRD in 3 attempts; the last answer was refused: "), "{message}");
         assert!(paths(&team).is_empty(), "no document is written from a refused answer");
         assert!(team.env.role("Alice").is_some_and(|alice| alice.state.pending), "the reaction stays pending");
+
+        // Resume asks again from the first attempt (here, another model
+        // that answers well), instead of replaying the refused answers.
+        let better = ScriptedLlm::from_texts("better", [TURNS[0]]);
+        team.env.world.llm = Rc::new(better.clone());
+        team.ledger.borrow_mut().prices.set("better", crate::core::cost::Price::new(1.0, 1.0));
+        let resumed = team.run(1).await;
+        assert!(resumed.failures.is_empty(), "{:?}", resumed.failures);
+        assert_eq!(better.calls(), 1, "a request was made");
+        assert_eq!(paths(&team), ["docs/prd.md"]);
     }
 }
 
