@@ -51,6 +51,14 @@ const throwingTurns = () => [
   { text: answer('Fixed.', [cmd('RoleZero.reply_to_human', { content: 'Alex fixed the error.' }), end()]) },
 ];
 
+const ADD_JS = 'export const add = (a, b) => a + b;\n';
+const ADD_TEST = "import { add } from '../add.js';\n\ntest('adds', () => {\n  expect(add(2, 3)).toEqual(5);\n});\n";
+
+const breakingTurns = () => [
+  ...oneTask('1', 'Write add.js with its test', [write('index.html', COUNTER_PAGE), write('add.js', ADD_JS), write('tests/add.test.js', ADD_TEST)], 'add.js is ready.'),
+  ...oneTask('2', 'Make add subtract', [cmd('Editor.replace', { path: 'add.js', old: 'a + b', new: 'a - b' })], 'add now subtracts.'),
+];
+
 const frame = (page) => page.frameLocator('[data-testid=preview] iframe');
 const shootPane = (page, id, name) => page.getByTestId(id).screenshot({ path: join(screenshotDir, `${name}.png`) });
 const version = (page, n) => page.locator(`[data-testid=version][data-number="${n}"]`);
@@ -221,5 +229,33 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await frame(page).locator('#counter').filter({ hasText: 'edited by hand' }).waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('viewer').textContent(), /edited by hand/, 'the file view shows the edit');
   await screenshot(page, 'iterate-7-hand-edit');
+  await context.close();
+});
+
+test('a follow-up that breaks the tests is marked and rolled back with one click', async () => {
+  const model = 'e2e-iterate-breaks';
+  await script(env.llm, model, breakingTurns());
+  const { page, context } = await openPage(env.browser, env.site.url);
+  await start(page, model, 'An add function');
+  await waitDone(page, 'iterate-breaks-first');
+  await version(page, 1).waitFor({ timeout: 15000 });
+  assert.match(await version(page, 1).textContent(), /tests: 1 passed/);
+  assert.equal(await version(page, 1).getByTestId('breaks-tests').count(), 0);
+
+  await page.getByTestId('follow-up').fill('make add subtract');
+  await page.getByTestId('send').click();
+  await version(page, 2).waitFor({ timeout: 60000 });
+  await waitDone(page, 'iterate-breaks');
+  assert.match(await version(page, 2).textContent(), /tests: 0 passed, 1 failed/);
+  await version(page, 2).getByTestId('breaks-tests').waitFor();
+  const rollBack = version(page, 2).getByTestId('roll-back');
+  assert.equal(await rollBack.textContent(), 'Roll back to version 1');
+  await shootPane(page, 'versions', 'iterate-8-breaks-tests');
+
+  await rollBack.click();
+  await version(page, 3).waitFor({ timeout: 5000 });
+  assert.match(await version(page, 3).textContent(), /restore of version 1.*tests: 1 passed/);
+  await page.getByTestId('files').getByRole('button', { name: 'add.js' }).click();
+  assert.match(await page.getByTestId('viewer').textContent(), /a \+ b/, 'add.js is as version 1 had it');
   await context.close();
 });
