@@ -17,6 +17,7 @@ mod run_view;
 mod sessions;
 mod settings_panel;
 mod theme;
+mod versions;
 
 use std::rc::Rc;
 
@@ -80,6 +81,11 @@ pub struct Shared {
     pub replay: RwSignal<bool>,
     /// The run panel, once its code is loaded (`lazy`).
     pub run_panel: RwSignal<Option<ViewFn>>,
+    /// The project's versions, oldest first (re-read by `refresh`).
+    pub versions: RwSignal<Vec<crate::core::versions::ProjectVersion>>,
+    /// Counts the runs that ended (the runner is not reactive: this tells
+    /// the page a run has closed its version and the team is at rest).
+    pub run_ends: RwSignal<u64>,
 }
 
 impl Shared {
@@ -103,6 +109,11 @@ impl Shared {
                     .collect();
                 if self.files.with_untracked(|f| *f != list) {
                     self.files.set(list);
+                }
+            }
+            if let Ok(project) = runner.project.try_borrow() {
+                if self.versions.with_untracked(|v| *v != project.versions) {
+                    self.versions.set(project.versions.clone());
                 }
             }
         });
@@ -141,6 +152,8 @@ pub fn App() -> impl IntoView {
         resume_note: RwSignal::new(None),
         replay: RwSignal::new(false),
         run_panel: RwSignal::new(None),
+        versions: RwSignal::new(Vec::new()),
+        run_ends: RwSignal::new(0),
     };
     provide_context(shared);
     sessions::boot(shared);

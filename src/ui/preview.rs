@@ -1,6 +1,7 @@
 //! The project running: the live preview (a sandboxed frame, rebuilt when
 //! the files change), its console, "Run tests" with the results per test,
-//! and "Open in new tab". Everything runs in `web::sandbox`; this pane
+//! "Ask the team to fix" beside each error of the page, and "Open in new
+//! tab". Everything runs in `web::sandbox`; this pane
 //! shows it and holds no logic of its own.
 
 use leptos::html::Div;
@@ -42,6 +43,7 @@ pub fn PreviewPane() -> impl IntoView {
     });
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    let fix_error = RwSignal::new(None::<String>);
     let stored = StoredValue::new_local(sandbox);
     let run_tests = move |_| {
         let Some(files) = files_of() else { return };
@@ -88,9 +90,21 @@ pub fn PreviewPane() -> impl IntoView {
                 <ol data-testid="console">
                     {move || console().into_iter().map(|line| {
                         let class = format!("console-{}", line.level);
-                        view! { <li class=class><span class="note">{line.level}</span>" "{line.text}</li> }
+                        // An error of the page can go to the team as a request.
+                        let fixable = matches!(line.level.as_str(), "uncaught" | "error").then(|| line.clone());
+                        view! {
+                            <li class=class><span class="note">{line.level}</span>" "{line.text}
+                                {fixable.map(|line| view! {
+                                    " "<button data-testid="ask-fix" disabled=move || !super::versions::team_at_rest(shared)
+                                        on:click=move |_| fix_error.set(super::versions::ask_team(shared, |r| r.session.fix(&line)).err())>
+                                        "Ask the team to fix"
+                                    </button>
+                                })}
+                            </li>
+                        }
                     }).collect_view()}
                 </ol>
+                {move || fix_error.get().map(|e| view! { <p class="error" role="alert" data-testid="fix-error">{e}</p> })}
             </details>
             {move || report().map(|report| view! {
                 <div class="tests" data-testid="test-results">

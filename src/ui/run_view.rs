@@ -25,10 +25,14 @@ pub fn RunPanel() -> impl IntoView {
                 <ReplayBanner/>
                 <Toolbar/>
                 <div class="columns">
-                    <Conversation/>
+                    <div class="talk">
+                        <Conversation/>
+                        <super::versions::Composer/>
+                    </div>
                     <aside class="side">
                         <PlanBoard/>
                         <Files/>
+                        <super::versions::VersionsPanel/>
                         // Made again for each session: it holds that runner's sandbox.
                         {move || { shared.session_id.track(); view! { <super::preview::PreviewPane/> } }}
                     </aside>
@@ -211,6 +215,23 @@ fn Files() -> impl IntoView {
         shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().and_then(|f| f.read(&path).ok().map(str::to_string))))
             .map(|text| (path, text))
     };
+    let selected_version = move |path: &str| shared.files.with_untracked(|f| f.iter().find(|(p, _)| p == path).map(|(_, v)| *v));
+    // The hand edit of the selected file: its text while the box is open.
+    let editing = RwSignal::new(None::<String>);
+    let edit_error = RwSignal::new(None::<String>);
+    let at_rest = move || super::versions::team_at_rest(shared);
+    let save_edit = move |_| {
+        let (Some(path), Some(text)) = (selected.get_untracked(), editing.get_untracked()) else { return };
+        let Some(runner) = shared.runner.get_value() else { return };
+        match runner.session.edit_file(&path, &text) {
+            Ok(_) => {
+                editing.set(None);
+                edit_error.set(None);
+                super::versions::saved_change(shared);
+            }
+            Err(e) => edit_error.set(Some(e.to_string())),
+        }
+    };
     view! {
         <section class="card files" aria-label="Files" data-testid="files">
             <div class="row">
@@ -222,19 +243,45 @@ fn Files() -> impl IntoView {
                     {move || shared.files.get().into_iter().map(|(path, version)| {
                         let p = path.clone();
                         view! {
-                            <li><button class="link" on:click=move |_| selected.set(Some(p.clone()))>{path.clone()}</button>
+                            <li><button class="link" on:click=move |_| { editing.set(None); selected.set(Some(p.clone())); }>{path.clone()}</button>
                             <span class="note">{format!(" v{version}")}</span></li>
                         }
                     }).collect_view()}
                 </ul>
             </Show>
-            {move || content().map(|(path, text)| {
-                if path.ends_with(".md") {
-                    view! { <Markdown text=text testid="viewer"/> }.into_any()
-                } else {
-                    view! { <CodeFile path=path text=text/> }.into_any()
-                }
+            {move || content().map(|(path, text)| view! {
+                <div class="row">
+                    <span class="note">{path.clone()}</span>
+                    <button data-testid="edit-file" disabled=move || !at_rest() || editing.with(Option::is_some)
+                        on:click=move |_| editing.set(Some(text.clone()))>"Edit"</button>
+                </div>
             })}
+            {move || editing.with(Option::is_some).then(|| view! {
+                <div class="hand-edit" data-testid="hand-edit">
+                    <textarea data-testid="edit-text" aria-label="The file's text" spellcheck="false"
+                        prop:value=move || editing.get().unwrap_or_default()
+                        on:input=move |ev| editing.set(Some(event_target_value(&ev)))></textarea>
+                    <div class="row">
+                        <button class="primary" data-testid="edit-save" disabled=move || !at_rest() on:click=save_edit>"Save"</button>
+                        <button data-testid="edit-cancel" on:click=move |_| { editing.set(None); edit_error.set(None); }>"Cancel"</button>
+                    </div>
+                </div>
+            })}
+            {move || edit_error.get().map(|e| view! { <p class="error" role="alert" data-testid="edit-error">{e}</p> })}
+            // Keyed by the file's version: the highlighter rewrites the
+            // viewer's DOM, so a changed file (a hand edit, the team's
+            // edit) gets a new viewer instead of a patch of the old one.
+            <For each=move || content().map(|(path, text)| (selected_version(&path), path, text)).into_iter()
+                key=|(version, path, _)| (path.clone(), *version) let:shown>
+                {
+                    let (_, path, text) = shown;
+                    if path.ends_with(".md") {
+                        view! { <Markdown text=text testid="viewer"/> }.into_any()
+                    } else {
+                        view! { <CodeFile path=path text=text/> }.into_any()
+                    }
+                }
+            </For>
         </section>
     }
 }

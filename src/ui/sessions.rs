@@ -72,7 +72,9 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
         shared.view.set(RunView::default());
         shared.plan.set(Vec::new());
         shared.files.set(Vec::new());
+        shared.versions.set(Vec::new());
         let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)).attach_sandbox());
+        watch_runs(shared, &runner);
         shared.runner.set_value(Some(runner.clone()));
         if let Some(store) = shared.store.get_value() {
             let new = NewSession {
@@ -134,7 +136,10 @@ pub async fn open(shared: Shared, id: String) {
     let settings = session.settings.apply_to(&shared.settings.get_untracked(), &session.team_kind, &snapshot.ledger.prices);
     let key = shared.key.get_untracked();
     let runner = match Runner::restored(&settings, &key, snapshot.clone(), move |e| shared.on_event(e)) {
-        Ok(runner) => Rc::new(runner.attach_sandbox()),
+        Ok(runner) => {
+            watch_runs(shared, &runner);
+            Rc::new(runner.attach_sandbox())
+        }
         Err(e) => {
             shared.storage_note.set(Some(format!("This session cannot be opened: {e}")));
             keeper.release().await;
@@ -197,6 +202,14 @@ pub fn resume(shared: Shared) {
         }
     });
     shared.running.set(true);
+}
+
+/// Show the version each run ends in, and that the team is at rest.
+fn watch_runs(shared: Shared, runner: &Runner) {
+    runner.on_run_end(move |_| {
+        shared.run_ends.update(|n| *n += 1);
+        shared.refresh();
+    });
 }
 
 /// Refresh the list when a run's end is saved; show a failed save.
@@ -386,7 +399,7 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
     };
     let current_class = current.clone();
     view! {
-        <li class:current=current_class data-testid="session" data-status=session.status.label()>
+        <li class:current=current_class data-testid="session" data-status=session.status.label() data-updated=session.updated_ms.to_string()>
             <div class="session-title">
                 <b data-testid="session-title">{session.title.clone()}</b>
                 <span class="note">{format!(" — {}", session.status.label())}</span>

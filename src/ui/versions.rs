@@ -1,0 +1,244 @@
+//! The iteration loop's screens: the composer for follow-up requests, the
+//! project's versions (list, a version's diff against the one before,
+//! restore, roll back a version that breaks the tests), and the helpers
+//! the files view and the preview console use to hand a change or an error
+//! to the team.
+//!
+//! Every rule (when a request is accepted, what a version holds, how a
+//! restore works) is `core::session::Session`'s; this file shows its
+//! answers and refusals. Diff lines are model output: they are rendered as
+//! text, never as HTML.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::core::session::SessionError;
+use crate::core::store::SessionStatus;
+use crate::core::versions::{FileChange, LineTag, ProjectVersion, RequestKind};
+use crate::web::runner::Runner;
+
+use super::Shared;
+
+/// The team is not at work: no run is going on in the controller (the
+/// status line can say "Done" a moment before the run has closed its
+/// version, hence the run-end tick).
+pub(crate) fn team_at_rest(shared: Shared) -> bool {
+    let running = shared.running.get();
+    shared.run_ends.track();
+    !running && shared.runner.with_value(|r| r.as_ref().is_some_and(|r| !r.is_running()))
+}
+
+/// Hand the team a request made by `ask` (a follow-up, a preview error),
+/// save the session with it, and resume. A refusal comes back in words.
+pub(crate) fn ask_team(shared: Shared, ask: impl FnOnce(&Runner) -> Result<(), SessionError>) -> Result<(), String> {
+    let Some(runner) = shared.runner.get_value() else {
+        return Err("Start or open a session first.".into());
+    };
+    ask(&runner).map_err(|e| e.to_string())?;
+    shared.running.set(true);
+    shared.refresh();
+    spawn_local(async move {
+        // Saved before the run starts, so a reload finds the request.
+        runner.save_now(SessionStatus::Running).await;
+        super::sessions::resume(shared);
+    });
+    Ok(())
+}
+
+/// After a change made without the team (a restore, a hand edit): save
+/// the session as it stands and show the new files, plan and versions.
+pub(crate) fn saved_change(shared: Shared) {
+    shared.refresh();
+    let Some(runner) = shared.runner.get_value() else { return };
+    let status = if runner.team_is_idle() { SessionStatus::Finished } else { SessionStatus::Paused };
+    spawn_local(async move {
+        runner.save_now(status).await;
+        if let Some(e) = runner.storage_error.borrow().as_ref() {
+            shared.storage_note.set(Some(e.to_string()));
+        }
+        super::sessions::refresh(shared).await;
+    });
+}
+
+/// A text box for the next request, under the conversation.
+#[component]
+pub fn Composer() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let text = RwSignal::new(String::new());
+    let refusal = RwSignal::new(None::<String>);
+    // A replay's recorded model has no answers for new requests.
+    let at_rest = move || team_at_rest(shared) && !shared.replay.get();
+    let send = move || {
+        let words = text.get_untracked();
+        match ask_team(shared, |r| r.send(&words)) {
+            Ok(()) => {
+                text.set(String::new());
+                refusal.set(None);
+            }
+            Err(e) => refusal.set(Some(e)),
+        }
+    };
+    view! {
+        <section class="card composer" aria-label="Ask for a change" data-testid="composer">
+            <label for="follow-up">"Ask for a change"</label>
+            <textarea
+                id="follow-up"
+                data-testid="follow-up"
+                placeholder="Make the title red"
+                disabled=move || !at_rest()
+                prop:value=text
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                        ev.prevent_default();
+                        send();
+                    }
+                }
+            ></textarea>
+            <div class="row">
+                <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| send()>"Send"</button>
+                {move || (!at_rest()).then(|| view! { <span class="note" data-testid="composer-note">{if shared.replay.get() {
+                    "A replay cannot take new requests; start the team with your own key to ask for changes."
+                } else {
+                    "The team is at work; you can send a change when it is done or stopped."
+                }}</span> })}
+                <span class="note">"Enter sends, Shift+Enter starts a new line."</span>
+            </div>
+            {move || refusal.get().map(|e| view! { <p class="error" role="alert" data-testid="send-error">{e}</p> })}
+        </section>
+    }
+}
+
+fn kind_text(kind: RequestKind) -> String {
+    match kind {
+        RequestKind::Idea => "idea".into(),
+        RequestKind::FollowUp => "follow-up".into(),
+        RequestKind::Fix => "fix".into(),
+        RequestKind::Restore { from } => format!("restore of version {from}"),
+    }
+}
+
+/// Puts a version back; shows the new version, or why not.
+#[derive(Clone, Copy)]
+struct Restore {
+    shared: Shared,
+    selected: RwSignal<Option<u32>>,
+    error: RwSignal<Option<String>>,
+}
+
+impl Restore {
+    fn run(self, number: u32) {
+        let shared = self.shared;
+        let Some(runner) = shared.runner.get_value() else { return };
+        match runner.session.restore_version(number) {
+            Ok(v) => {
+                self.error.set(None);
+                self.selected.set(Some(v.number));
+                saved_change(shared);
+            }
+            Err(e) => self.error.set(Some(e.to_string())),
+        }
+    }
+}
+
+/// The project's versions, newest first, with the selected one's diff.
+#[component]
+pub fn VersionsPanel() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let selected = RwSignal::new(None::<u32>);
+    let error = RwSignal::new(None::<String>);
+    let at_rest = move || team_at_rest(shared);
+    let restore = Restore { shared, selected, error };
+    // The controller's choice of the version to roll back to.
+    let last_passing = move || {
+        shared.versions.track();
+        shared.runner.with_value(|r| r.as_ref().and_then(|r| r.project.try_borrow().ok().and_then(|p| p.last_passing().map(|v| v.number))))
+    };
+    view! {
+        <section class="card versions" aria-label="Versions" data-testid="versions">
+            <h2>"Versions"</h2>
+            <Show when=move || shared.versions.with(|v| !v.is_empty()) fallback=|| view! { <p class="note">"A version is made each time the team finishes a request."</p> }>
+                <ol reversed>
+                    {move || shared.versions.get().into_iter().rev().map(|v| view! {
+                        <VersionRow version=v selected=selected at_rest=Signal::derive(at_rest) last_passing=Signal::derive(last_passing) restore=restore/>
+                    }).collect_view()}
+                </ol>
+            </Show>
+            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="version-error">{e}</p> })}
+            {move || selected.get().map(|n| view! { <VersionDiff number=n at_rest=Signal::derive(at_rest) restore=restore/> })}
+        </section>
+    }
+}
+
+#[component]
+fn VersionRow(
+    version: ProjectVersion,
+    selected: RwSignal<Option<u32>>,
+    at_rest: Signal<bool>,
+    last_passing: Signal<Option<u32>>,
+    restore: Restore,
+) -> impl IntoView {
+    let (n, breaks) = (version.number, version.breaks_tests);
+    let tests = version.tests.map(|t| if t.failed == 0 { format!(" · tests: {} passed", t.passed) } else { format!(" · tests: {} passed, {} failed", t.passed, t.failed) });
+    view! {
+        <li data-testid="version" data-number=n.to_string() class:selected=move || selected.get() == Some(n)>
+            <button class="link" data-testid="version-open" on:click=move |_| selected.set(Some(n))>{format!("Version {n}")}</button>
+            " "<span data-testid="version-request">{version.request.clone()}</span>
+            <span class="note">{format!(" · {}{} · ${:.4}", kind_text(version.kind), tests.unwrap_or_default(), version.spent.cost)}</span>
+            {breaks.then(|| view! {
+                <span class="breaks" data-testid="breaks-tests">" breaks tests "</span>
+            })}
+            {move || breaks.then(|| last_passing.get()).flatten().map(|good| view! {
+                <button data-testid="roll-back" disabled=move || !at_rest.get() on:click=move |_| restore.run(good)>
+                    {format!("Roll back to version {good}")}
+                </button>
+            })}
+        </li>
+    }
+}
+
+/// Version `number` against the one before: per file, its lines.
+#[component]
+fn VersionDiff(number: u32, at_rest: Signal<bool>, restore: Restore) -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let diff = move || {
+        shared.versions.track();
+        shared.runner.with_value(|r| r.as_ref().map(|r| r.session.diff(number).map_err(|e| e.to_string())))
+    };
+    view! {
+        <div class="diff" data-testid="diff" data-number=number.to_string()>
+            <div class="row">
+                <h3>{format!("Version {number}: what changed")}</h3>
+                <button data-testid="restore-version" disabled=move || !at_rest.get() on:click=move |_| restore.run(number)>"Restore this version"</button>
+            </div>
+            {move || match diff() {
+                None => view! { <p class="note">"No session is open."</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                Some(Ok(files)) if files.is_empty() => view! { <p class="note">"No file changed."</p> }.into_any(),
+                Some(Ok(files)) => files.into_iter().map(|f| {
+                    let change = match f.change {
+                        FileChange::Added => "added",
+                        FileChange::Removed => "removed",
+                        FileChange::Changed => "changed",
+                    };
+                    view! {
+                        <div class="diff-file" data-testid="diff-file" data-path=f.path.clone() data-change=change>
+                            <p><b>{f.path.clone()}</b><span class="note">{format!(" {change}")}</span></p>
+                            <pre>{f.lines.into_iter().map(|l| {
+                                let (class, mark) = match l.tag {
+                                    LineTag::Same => ("same", "  "),
+                                    LineTag::Added => ("added", "+ "),
+                                    LineTag::Removed => ("removed", "- "),
+                                    LineTag::Gap => ("gap", ""),
+                                };
+                                let text = if l.tag == LineTag::Gap { "…".to_string() } else { format!("{mark}{}", l.text) };
+                                view! { <span class=format!("line {class}")>{text}"\n"</span> }
+                            }).collect_view()}</pre>
+                        </div>
+                    }
+                }).collect_view().into_any(),
+            }}
+        </div>
+    }
+}
