@@ -12,6 +12,15 @@ test('an error survives a reload, and Resume asks for the key it needs', async (
   await script(env.llm, model, [{ status: 401, text: 'Incorrect API key provided' }]);
   const { page, context } = await openPage(env.browser, env.site.url);
   await configure(page, env.llm, model, { team: 'assistant', budget: 3, priceIn: 1, priceOut: 2, key: 'sk-not-remembered' });
+  // A provider that needs a key (OpenAI's preset), pointed at the local server.
+  await page.getByTestId('preset').selectOption('openai');
+  await page.getByTestId('base-url').fill(`${env.llm.url}/v1`);
+  await page.getByTestId('model').fill(model);
+  for (const [id, value] of [['price-in', 1], ['price-out', 2]]) {
+    await page.getByTestId(id).fill(String(value));
+    await page.getByTestId(id).dispatchEvent('change');
+  }
+  await page.getByTestId('key').fill('sk-not-remembered');
   await page.getByLabel('Your idea').fill('hello there');
   await page.getByTestId('start').click();
   await page.getByTestId('status').filter({ hasText: 'Paused after an error' }).waitFor({ timeout: 15000 });

@@ -98,7 +98,8 @@ test('the agent calls a page tool with arguments and the page changes; the page 
   assert.doesNotMatch(log[1].messages[0].content, /Page context/, 'the context is not in the system turn');
   // The context as the page showed it at each call, in the last turn.
   assert.match(lastTurn(log, 0), /# Page context[\s\S]*## todo list\n1\. Water the plants \(normal\)\n2\. Book the dentist \(high\)$/);
-  assert.match(lastTurn(log, 1), /^# Page context[\s\S]*2\. Book the dentist \(high\)\n\n# Current plan/);
+  // The last turn (what changes per call): the page context first, then the example and the plan.
+  assert.match(lastTurn(log, 1), /^# Page context[\s\S]*2\. Book the dentist \(high\)\n\n# An example from past experience\n[\s\S]*\n# Current plan/);
   assert.match(lastTurn(log, 2), /3\. buy milk \(high\)/, 'the list after the tool ran');
   assert.match(requestText(log, 2), /Command Host\.add_todo executed: Added #3 "buy milk"\. The list now:/);
 
