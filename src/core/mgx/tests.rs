@@ -15,15 +15,16 @@ use crate::cross_test;
 
 const MODEL: &str = "scripted";
 
-fn answer(thought: &str, commands: Value) -> String {
+/// A RoleZero answer: a thought, then its commands in a json block.
+pub(crate) fn answer(thought: &str, commands: Value) -> String {
     format!("{thought}\n```json\n{}\n```", serde_json::to_string_pretty(&commands).unwrap())
 }
 
-fn cmd(name: &str, args: Value) -> Value {
+pub(crate) fn cmd(name: &str, args: Value) -> Value {
     json!({"command_name": name, "args": args})
 }
 
-fn end() -> Value {
+pub(crate) fn end() -> Value {
     json!({"command_name": "end"})
 }
 

@@ -37,7 +37,9 @@ use super::message::ActionKind;
 use super::plan::Plan;
 use super::plan_edit::PlanEdit;
 use super::recipes::{assign_models, build_team};
-use super::sandbox::{snapshot as files_snapshot, ConsoleLine, TestReport};
+use super::sandbox::ConsoleLine;
+#[cfg(feature = "sandbox")]
+use super::sandbox::{snapshot as files_snapshot, TestReport};
 use super::settings::{Settings, TeamKind};
 use super::snapshot::{SnapshotError, TeamSnapshot};
 use super::store::SessionStatus;
@@ -381,17 +383,28 @@ impl Session {
         let spent = Spend::of(&team.ledger.borrow().total());
         let version = self.project.borrow_mut().close(&self.files.borrow(), spent, tests).cloned();
         if let Some(v) = &version {
-            let rollback = v.breaks_tests && self.auto_rollback.get();
-            let target = self.project.borrow().last_passing().map(|p| p.number);
-            if let (true, Some(target)) = (rollback, target) {
-                let mut files = self.files.borrow_mut();
-                if self.project.borrow_mut().restore(&mut files, target).is_ok() {
-                    end.rolled_back_to = Some(target);
-                }
-            }
+            end.rolled_back_to = self.roll_back_if_broken(v);
         }
         end.version = version;
         Some(end)
+    }
+
+    /// With `auto_rollback`, a version that broke the tests is followed by
+    /// a restore of the last passing one; returns its number.
+    #[cfg(feature = "sandbox")]
+    fn roll_back_if_broken(&self, version: &ProjectVersion) -> Option<u32> {
+        if !(version.breaks_tests && self.auto_rollback.get()) {
+            return None;
+        }
+        let target = self.project.borrow().last_passing()?.number;
+        let mut files = self.files.borrow_mut();
+        self.project.borrow_mut().restore(&mut files, target).ok().map(|_| target)
+    }
+
+    /// Without a sandbox (the widget) no test runs, so none can break.
+    #[cfg(not(feature = "sandbox"))]
+    fn roll_back_if_broken(&self, _: &ProjectVersion) -> Option<u32> {
+        None
     }
 
     /// Notes left since the last request (a restore, hand edits) reach the
@@ -405,6 +418,14 @@ impl Session {
     }
 
     /// The project's tests, when it has any and a sandbox can run them.
+    /// Only builds with the sandbox (the site) have one to run them in.
+    #[cfg(not(feature = "sandbox"))]
+    async fn run_tests(&self, _: &Team) -> Option<TestSummary> {
+        None
+    }
+
+    /// The project's tests, when it has any and a sandbox can run them.
+    #[cfg(feature = "sandbox")]
     async fn run_tests(&self, team: &Team) -> Option<TestSummary> {
         let files = files_snapshot(&self.files.borrow());
         if !files.keys().any(|p| super::sandbox::bundle::is_test(p)) {

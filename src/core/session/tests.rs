@@ -4,12 +4,13 @@
 
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::*;
 use crate::core::checkpoint::tests::{outcome, Recorder};
 use crate::core::cost::Price;
 use crate::core::llm::scripted::ScriptedLlm;
+use crate::core::mgx::tests::{answer, cmd, end};
 use crate::core::mgx::ENGINEER;
 use crate::core::sandbox::{Outcome as TestOutcome, TestResult};
 use crate::core::versions::RequestKind;
@@ -24,18 +25,6 @@ fn settings(team: TeamKind) -> Settings {
 
 fn session(team: TeamKind, llm: &ScriptedLlm) -> Session {
     Session::new(&settings(team), Models::Given(Rc::new(llm.clone())), EventSink::default())
-}
-
-fn answer(thought: &str, commands: Value) -> String {
-    format!("{thought}\n```json\n{}\n```", serde_json::to_string_pretty(&commands).unwrap())
-}
-
-fn cmd(name: &str, args: Value) -> Value {
-    json!({"command_name": name, "args": args})
-}
-
-fn end() -> Value {
-    json!({"command_name": "end"})
 }
 
 /// The site's sample run: the company makes the 2048 game (12 calls).
