@@ -134,7 +134,10 @@ test('generated code cannot reach the app, and an endless test is stopped in tim
   assert.match(results, /Tests: 1 passed, 1 timed out/);
   assert.match(results, /tests\/loop\.test\.js › \(time limit\)stopped after 5 s/);
   assert.match(results, /tests\/probe\.test\.js › the worker cannot reach the app/);
-  assert.ok(elapsed >= 5000 && elapsed < 12000, `stopped at the limit (${elapsed} ms)`);
+  // Not stopped early nor late. The limit runs on the page's timers and
+  // `elapsed` on this process's wall clock, which can differ by tens of
+  // milliseconds on a loaded machine (4,946 ms was seen once): 200 ms of slack.
+  assert.ok(elapsed >= 4800 && elapsed < 12000, `stopped at the limit (${elapsed} ms)`);
   // The app still answers clicks.
   await page.getByText('Tokens per role').click();
   await shootPane(page, 'sandbox-5-time-limit');
