@@ -252,9 +252,7 @@ impl Session {
     /// An error of the running preview, sent to the engineer to fix.
     pub fn fix(&self, error: &ConsoleLine) -> Result<(), SessionError> {
         let summary = request::error_summary(error);
-        let files = self.files.borrow().clone();
-        let text = fix_text(error, &files);
-        self.request(RequestKind::Fix, &summary, |kind, _, _, notes| request::Routed::fix(kind, &text, notes))
+        self.request(RequestKind::Fix, &summary, |kind, files, _, notes| request::Routed::fix(kind, &fix_text(error, files), notes))
     }
 
     /// As [`fix`](Self::fix), for the automatic mode: at most
@@ -281,11 +279,12 @@ impl Session {
         // An unfinished request ends here, in a version of what it made.
         project.close(&self.files.borrow(), spent, None);
         let notes = project.take_notes();
-        let plan = self.plan.as_ref().map(|p| p.borrow().clone());
-        let routed = route(self.kind, &self.files.borrow(), plan.as_ref(), notes);
+        let plan = self.plan.as_ref().map(|p| p.borrow());
+        let routed = route(self.kind, &self.files.borrow(), plan.as_deref(), notes);
+        drop(plan);
         project.open(kind, shown, spent);
         drop(project);
-        routed.publish(&mut team, self.planner.as_deref());
+        routed.publish(&mut team);
         Ok(())
     }
 

@@ -24,8 +24,9 @@ const ERROR_CONTEXT_LINES: u32 = 3;
 /// A request, ready to publish.
 pub struct Routed {
     content: String,
-    /// `None`: to everyone, as the user's requirement (the leader of the
-    /// company, the first stage of the pipeline, the assistant hear it).
+    /// To the company's engineer alone; otherwise to everyone, as the
+    /// user's requirement (the leader of the company, the first stage of
+    /// the pipeline, the assistant hear it).
     to_engineer: bool,
 }
 
@@ -37,7 +38,7 @@ impl Routed {
         Self { content, to_engineer: kind == TeamKind::Company }
     }
 
-    pub(super) fn publish(self, team: &mut Team, _planner: Option<&str>) {
+    pub(super) fn publish(self, team: &mut Team) {
         if self.to_engineer {
             let message = Message::new(team.env.world.new_id(), self.content)
                 .caused_by(preview_error_kind())
