@@ -11,6 +11,12 @@
 //! each simulated provider answers with a usage report in its own stream
 //! format, the codec decodes it, and the cost ledger prices it.
 //!
+//! After each run's table, what holds the shared share back: the
+//! characters no earlier request's prefix covers, by where they sit (the
+//! closing turn, file reads, answers, each role's own system text), and a
+//! check that every role's history is append-only. `TOKENS_DEBUG=1` lists
+//! every call on stderr; `TOKENS_DEBUG=N` also prints call N's messages.
+//!
 //! Not a test: figures are printed, nothing is asserted. Tokens are
 //! estimates (four characters a token, as `Usage::estimate`), not a
 //! provider's tokenizer. The caches are modelled from the providers' docs:
@@ -56,9 +62,11 @@ fn main() {
     let calls = run(&sample.idea, texts);
     if std::env::var("TOKENS_DEBUG").is_ok() { debug_calls(&calls); }
     report("Sample run (recordings/company-2048.json)", &calls);
+    holdback(&calls);
     let calls = run("a 2048 game in HTML/JS, tested", long_script());
     if std::env::var("TOKENS_DEBUG").is_ok() { debug_calls(&calls); }
     report("Longer scripted run (read, write, read back, edit, test, report)", &calls);
+    holdback(&calls);
 }
 
 /// One call as the model got it: who asked, what, and the answer.
@@ -246,6 +254,23 @@ fn report(title: &str, calls: &[Call]) {
                 "  Sonnet with caching: {} of {} input tokens read from the cache, {} written; gpt-4o-mini: {} cached",
                 t.cached_tokens, t.prompt_tokens, t.cache_write_tokens, m.cached_tokens
             );
+            // The cached bill's parts, each as a share of the bill without
+            // caching (Sonnet: input $3, cache read $0.30, write $3.75,
+            // output $15 a million tokens).
+            let uncached = t.prompt_tokens - t.cached_tokens - t.cache_write_tokens;
+            let part = |tokens: u64, per_mtok: f64| format!("{:.1}%", 100.0 * tokens as f64 * per_mtok / 1e6 / sonnet.max(1e-12));
+            println!(
+                "  Sonnet cache writes never read back by a later request of the run: {} tokens of {} written",
+                tokens(anthropic_cache.never_read()),
+                t.cache_write_tokens
+            );
+            println!(
+                "  Sonnet cached bill = reads {} + writes {} + uncached input {} + output {} of the bill without caching",
+                part(t.cached_tokens, 0.30),
+                part(t.cache_write_tokens, 3.75),
+                part(uncached, 3.0),
+                part(t.completion_tokens, 15.0),
+            );
         }
     }
 }
@@ -253,6 +278,92 @@ fn report(title: &str, calls: &[Call]) {
 fn fresh() -> Figures {
     let ledger = || CostLedger::new(1e9, PriceTable::default());
     Figures { mini: ledger(), mini_cached: ledger(), sonnet: ledger(), sonnet_cached: ledger(), ..Figures::default() }
+}
+
+/// What holds the shared share back: every character that repeats no
+/// earlier request's prefix, by the part of the request it sits in. Also
+/// checks that each role's history is append-only (a request starts with
+/// the same role's previous request minus its last turn) and how long the
+/// history gets (RoleZero shows the last `memory_k` = 200 messages; a
+/// window that slides would break every prefix after the system prompt).
+fn holdback(calls: &[Call]) {
+    let texts: Vec<String> = calls.iter().map(|c| plain_text(&c.request)).collect();
+    let total: usize = texts.iter().map(String::len).sum();
+    let mut parts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut rewritten = Vec::new();
+    let mut most_new = 0;
+    let mut longest = 0;
+    let mut closing = 0;
+    let mut closing_fixed = 0;
+    for (i, call) in calls.iter().enumerate() {
+        let shared = texts[..i].iter().map(|t| common_prefix(&texts[i], t)).max().unwrap_or(0);
+        longest = longest.max(call.request.messages.len() - 1);
+        let mut start = 0;
+        let last = call.request.messages.len() - 1;
+        for (k, m) in call.request.messages.iter().enumerate() {
+            let len = format!("<{}>\n{}\n", m.role.as_str(), &*m.content).len();
+            let unshared = (start + len).saturating_sub(start.max(shared));
+            start += len;
+            let content = &*m.content;
+            let part = match (k, m.role.as_str()) {
+                (0, "system") => "system prompt (a role's own part, its first call)",
+                (k, "user") if k == last && content.contains("# Rules") => {
+                    // The closing turn: what changes (example, plan, task)
+                    // and the fixed rules and output format after them.
+                    let fixed = content.len() - content.find("# Rules").unwrap_or(0);
+                    closing += unshared;
+                    closing_fixed += fixed.min(unshared);
+                    "closing turn (example, plan, task, rules, format)"
+                }
+                (k, _) if k == last => "other last turns (quick think, report, regenerate)",
+                (_, "assistant") => "history: the role's own answers and responses",
+                (_, _) if content.starts_with("[Message] from") => "history: messages from others",
+                (_, _) if content.contains("Command Editor.read executed") => "history: file reads (Editor.read output)",
+                _ => "history: other command outputs and requirements",
+            };
+            *parts.entry(part).or_default() += unshared;
+        }
+        // Append-only: this role's previous request without its last turn
+        // must be a prefix of this one.
+        if let Some(prev) = calls[..i].iter().rposition(|c| c.role == call.role) {
+            let kept = &calls[prev].request.messages[..calls[prev].request.messages.len() - 1];
+            let prefix: String = kept.iter().map(|m| format!("<{}>\n{}\n", m.role.as_str(), &*m.content)).collect();
+            if !texts[i].starts_with(&prefix) {
+                rewritten.push(format!("call {i} ({}) after its call {prev}", call.role));
+            } else {
+                // Anthropic looks for a cached prefix at most 20 blocks
+                // before a breakpoint: the history's breakpoint reaches the
+                // previous one only if fewer blocks came in between.
+                most_new = most_new.max(call.request.messages.len() - 1 - kept.len());
+            }
+        }
+    }
+    let unshared: usize = parts.values().sum();
+    let pct = |n: usize| 100.0 * n as f64 / total as f64;
+    println!("  not shared: {unshared} of {total} characters ({:.1}%), by where they sit:", pct(unshared));
+    for (part, n) in &parts {
+        println!("    {part:<52} {n:>7} ({:.1}% of all input)", pct(*n));
+    }
+    println!(
+        "    of the closing turns, the fixed rules and output format: {closing_fixed} ({:.1}%); example, plan and task: {} ({:.1}%)",
+        pct(closing_fixed),
+        closing - closing_fixed,
+        pct(closing - closing_fixed)
+    );
+    // The closing turn is not kept in the history (MetaGPT's RoleZero adds
+    // only the answer and the command outputs to memory), so no order of
+    // the parts can serve it from a cache; everything else not shared is
+    // text the run has not sent before.
+    println!(
+        "  shared if the closing turns were served too (they cannot be: they are not in the history): {:.1}%; genuinely new text (history and each role's own system text): {:.1}%",
+        pct(total - unshared + closing),
+        pct(unshared - closing - parts.get("other last turns (quick think, report, regenerate)").copied().unwrap_or(0)),
+    );
+    println!(
+        "  append-only check: {} requests whose history is not their role's previous one extended{}; longest history: {longest} messages (memory_k = 200); most history messages added between two calls of a role: {most_new} (Anthropic's lookback: 20 blocks)",
+        rewritten.len(),
+        if rewritten.is_empty() { String::new() } else { format!(" ({})", rewritten.join(", ")) },
+    );
 }
 
 /// What an OpenAI stream reporting these figures decodes to.
@@ -293,6 +404,10 @@ fn decoded(items: Vec<Result<StreamEvent, LlmError>>) -> Usage {
 #[derive(Default)]
 struct AnthropicCache {
     written: HashSet<u64>,
+    /// Each write, as (the entry it made, characters written), and the
+    /// entries later requests read: what was written and never read back.
+    writes: Vec<(u64, usize)>,
+    read: HashSet<u64>,
 }
 
 impl AnthropicCache {
@@ -319,20 +434,30 @@ impl AnthropicCache {
             }
         }
         let breakpoints: Vec<usize> = (0..blocks.len()).filter(|&i| blocks[i].2).collect();
-        let read = breakpoints
+        let hit = breakpoints
             .iter()
             .flat_map(|&b| b.saturating_sub(ANTHROPIC_LOOKBACK_BLOCKS)..=b)
             .filter(|&i| self.written.contains(&blocks[i].1))
-            .map(|i| blocks[i].0)
-            .max()
-            .unwrap_or(0);
+            .max_by_key(|&i| blocks[i].0);
+        let read = hit.map_or(0, |i| blocks[i].0);
+        if let Some(i) = hit {
+            self.read.insert(blocks[i].1);
+        }
         let cacheable: Vec<usize> =
             breakpoints.into_iter().filter(|&b| blocks[b].0 / CHARS_PER_TOKEN >= ANTHROPIC_MIN_TOKENS).collect();
         let written = cacheable.last().map_or(0, |&b| blocks[b].0.saturating_sub(read));
+        if let Some(&b) = cacheable.last().filter(|_| written > 0) {
+            self.writes.push((blocks[b].1, written));
+        }
         for b in cacheable {
             self.written.insert(blocks[b].1);
         }
         (read, written)
+    }
+
+    /// Characters written to the cache that no later request read.
+    fn never_read(&self) -> usize {
+        self.writes.iter().filter(|(entry, _)| !self.read.contains(entry)).map(|(_, chars)| chars).sum()
     }
 }
 
@@ -463,5 +588,10 @@ fn debug_calls(calls: &[Call]) {
         let last = c.request.messages.last().map_or(0, |m| m.content.len());
         let sizes: Vec<usize> = c.request.messages.iter().map(|m| m.content.len()).collect();
         eprintln!("{i:>2} {:<7} len {:>6} shared {:>6} (with {j:>2}) unshared {:>5} last {:>5} msgs {:?}", c.role, texts[i].len(), shared, texts[i].len() - shared, last, sizes);
+        if std::env::var("TOKENS_DEBUG").as_deref() == Ok(&i.to_string()) {
+            for m in &c.request.messages {
+                eprintln!("---- <{}> {} chars\n{}", m.role.as_str(), m.content.len(), &*m.content);
+            }
+        }
     }
 }
