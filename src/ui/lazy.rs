@@ -53,11 +53,15 @@ pub fn prefetch(shared: Shared) {
     });
 }
 
-/// Where the run panel goes (empty until the module is here).
+/// Where the run panel goes (empty until the module is here: a line says
+/// the team is being loaded).
 #[component]
 pub fn RunArea() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    move || shared.run_panel.get().map(|f| f.run())
+    move || match shared.run_panel.get() {
+        Some(f) => f.run(),
+        None => view! { <p class="note loading" role="status">"Loading the team…"</p> }.into_any(),
+    }
 }
 
 /// Only for its preload, `load_run`: fetch the module, or say why not.
@@ -129,6 +133,19 @@ split! {
 split! {
     fn session_action(shared: Shared, action: SessionAction) -> LocalBoxFuture<'static, ()> {
         Box::pin(sessions::act(shared, action))
+    }
+}
+
+split! {
+    fn close_session(shared: Shared) -> LocalBoxFuture<'static, ()> {
+        Box::pin(sessions::close(shared))
+    }
+}
+
+/// Close the open session for a new one (see `sessions::close`).
+pub async fn close(shared: Shared) {
+    if ensure(shared).await {
+        enter!(close_session(shared)).await;
     }
 }
 

@@ -1,0 +1,84 @@
+//! The workspace: the conversation with its composer on the left, the
+//! project on the right in tabs (Preview, Code, Docs, Plan, Versions). The
+//! tabs follow the ARIA tabs pattern: a tablist whose arrow keys, Home and
+//! End move between tabs (focus follows selection), and one tabpanel each,
+//! all kept in the page and hidden when not chosen, so the preview's frame
+//! and an open editor survive a switch. At phone width the two sides are
+//! two views with a switch ("Conversation" / "Project"; see style.css).
+//!
+//! It places what `run_view`, `preview`, `docs` and `versions` render; it
+//! renders nothing of a run itself.
+
+use leptos::prelude::*;
+
+/// The right side's tabs, in order: (id, label).
+const TABS: [(&str, &str); 5] = [
+    ("preview", "Preview"),
+    ("code", "Code"),
+    ("docs", "Docs"),
+    ("plan", "Plan"),
+    ("versions", "Versions"),
+];
+
+/// The tab after (or before) `current`, wrapping at the ends.
+fn neighbour(current: &str, forward: bool) -> &'static str {
+    let i = TABS.iter().position(|(id, _)| *id == current).unwrap_or(0);
+    let n = TABS.len();
+    TABS[if forward { (i + 1) % n } else { (i + n - 1) % n }].0
+}
+
+fn focus_tab(id: &str) {
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&format!("tab-{id}")));
+    if let Some(el) = el.and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()) {
+        let _ = el.focus();
+    }
+}
+
+#[component]
+pub fn Workspace(talk: ViewFn, preview: ViewFn, code: ViewFn, docs: ViewFn, plan: ViewFn, versions: ViewFn) -> impl IntoView {
+    let tab = RwSignal::new("preview");
+    // Which side a phone shows; both show on a wider screen.
+    let side = RwSignal::new("talk");
+    let choose = move |id: &'static str| {
+        tab.set(id);
+        focus_tab(id);
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let next = match ev.key().as_str() {
+            "ArrowRight" => neighbour(tab.get_untracked(), true),
+            "ArrowLeft" => neighbour(tab.get_untracked(), false),
+            "Home" => TABS[0].0,
+            "End" => TABS[TABS.len() - 1].0,
+            _ => return,
+        };
+        ev.prevent_default();
+        choose(next);
+    };
+    let panels = [preview, code, docs, plan, versions];
+    view! {
+        <div class="workspace" data-side=move || side.get()>
+            <div class="side-switch" role="group" aria-label="Show">
+                <button data-testid="show-talk" aria-pressed=move || (side.get() == "talk").to_string() on:click=move |_| side.set("talk")>"Conversation"</button>
+                <button data-testid="show-project" aria-pressed=move || (side.get() == "project").to_string() on:click=move |_| side.set("project")>"Project"</button>
+            </div>
+            <div class="talk" data-testid="talk-side">{talk.run()}</div>
+            <div class="project" data-testid="project-side">
+                <div class="tabs" role="tablist" aria-label="Project" on:keydown=on_key>
+                    {TABS.into_iter().map(|(id, label)| view! {
+                        <button role="tab" id=format!("tab-{id}") data-testid=format!("tab-{id}")
+                            aria-controls=format!("panel-{id}")
+                            aria-selected=move || (tab.get() == id).to_string()
+                            tabindex=move || if tab.get() == id { "0" } else { "-1" }
+                            on:click=move |_| tab.set(id)>{label}</button>
+                    }).collect_view()}
+                </div>
+                {TABS.into_iter().zip(panels).map(|((id, _), panel)| view! {
+                    <div class="tab-panel" role="tabpanel" id=format!("panel-{id}") aria-labelledby=format!("tab-{id}")
+                        tabindex="0" hidden=move || tab.get() != id>
+                        {panel.run()}
+                    </div>
+                }).collect_view()}
+            </div>
+        </div>
+    }
+}
