@@ -38,8 +38,8 @@ pub fn provide() -> SettingsDialogState {
 pub fn SettingsButton() -> impl IntoView {
     let state = expect_context::<SettingsDialogState>();
     view! {
-        <button class="ghost" data-testid="open-settings" aria-haspopup="dialog" on:click=move |_| state.show()>
-            <span aria-hidden="true">"⚙ "</span>"Settings"
+        <button class="ghost" data-testid="open-settings" aria-haspopup="dialog" aria-label="Settings" on:click=move |_| state.show()>
+            <span aria-hidden="true">"⚙"</span><span class="label">" Settings"</span>
         </button>
     }
 }

@@ -14,7 +14,7 @@ pub fn TopBar() -> impl IntoView {
     let shared = expect_context::<Shared>();
     view! {
         <header class="top-bar">
-            <h1 class="brand"><span class="logo" aria-hidden="true"></span>"tabteam"</h1>
+            <h1 class="brand"><span class="logo" aria-hidden="true"></span><span class="brand-name">"tabteam"</span></h1>
             <SessionSwitcher/>
             <span class="grow"></span>
             <Show when=move || shared.run_shown()>

@@ -11,6 +11,8 @@
 
 use leptos::prelude::*;
 
+use super::Shared;
+
 /// The right side's tabs, in order: (id, label).
 const TABS: [(&str, &str); 5] = [
     ("preview", "Preview"),
@@ -34,6 +36,27 @@ fn focus_tab(id: &str) {
     }
 }
 
+/// Keep the conversation scrolled to its newest entry while the person
+/// is reading at the bottom; leave it where it is when they scrolled up.
+fn follow_conversation(shared: Shared) {
+    // The scroll height at the last update: were we at the bottom of it?
+    let seen = StoredValue::new(0i32);
+    Effect::new(move |_| {
+        shared.view.with(|v| (v.entries.len(), v.entries.last().map(|e| e.text.len())));
+        request_animation_frame(move || {
+            let pane = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector("[data-testid=conversation]").ok().flatten());
+            let Some(pane) = pane else { return };
+            let was_at_bottom = pane.scroll_top() + pane.client_height() >= seen.get_value() - 48;
+            if was_at_bottom {
+                pane.set_scroll_top(pane.scroll_height());
+            }
+            seen.set_value(pane.scroll_height());
+        });
+    });
+}
+
 #[component]
 pub fn Workspace(talk: ViewFn, preview: ViewFn, code: ViewFn, docs: ViewFn, plan: ViewFn, versions: ViewFn) -> impl IntoView {
     let tab = RwSignal::new("preview");
@@ -55,6 +78,7 @@ pub fn Workspace(talk: ViewFn, preview: ViewFn, code: ViewFn, docs: ViewFn, plan
         choose(next);
     };
     let panels = [preview, code, docs, plan, versions];
+    follow_conversation(expect_context::<Shared>());
     view! {
         <div class="workspace" data-side=move || side.get()>
             <div class="side-switch" role="group" aria-label="Show">

@@ -3,7 +3,7 @@
 // screenshot of each stage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
+import { showTab, useSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 const env = useSiteAndLlm();
@@ -45,7 +45,8 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.match(await page.getByTestId('cost').textContent(), /of \$3\.00/);
   await screenshot(page, 'journey-3-done');
 
-  // The PRD renders as markdown.
+  // The PRD renders as markdown (the Code tab shows the files).
+  await showTab(page, 'code');
   await page.getByRole('button', { name: 'docs/prd.md' }).click();
   await page.getByTestId('viewer').locator('h1').waitFor();
   assert.equal(await page.getByTestId('viewer').locator('h1').textContent(), '2048');
