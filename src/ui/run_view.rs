@@ -24,9 +24,11 @@ pub fn RunPanel() -> impl IntoView {
             <section class="run" aria-label="The team at work">
                 <Toolbar/>
                 <super::workspace::Workspace
-                    talk=ViewFn::from(|| view! {
+                    talk=ViewFn::from(move || view! {
                         <ReplayBanner/>
-                        <Conversation/>
+                        // Made again for each session: rows are keyed by entry id,
+                        // which another session's entries share.
+                        {move || { shared.session_id.track(); view! { <Conversation/> } }}
                         <super::versions::Composer/>
                     })
                     preview=ViewFn::from(move || view! {

@@ -71,7 +71,7 @@ pub fn SettingsFields() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let settings = shared.settings;
     let price_text = move || match settings.with(|s| s.model_price()) {
-        Some(p) => format!("{}: ${:.2} / ${:.2} per million tokens (in / out)", settings.with(|s| s.model.clone()), p.input_per_mtok, p.output_per_mtok),
+        Some(p) => format!("Price: ${:.2} / ${:.2} per million tokens (in / out)", p.input_per_mtok, p.output_per_mtok),
         None => "No known price for this model: enter it here.".into(),
     };
     let hint = move || settings.with(|s| s.preset().map(|p| p.cors_hint.to_string()).unwrap_or_default());

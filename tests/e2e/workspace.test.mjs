@@ -40,11 +40,15 @@ test('desktop: first card to Done, the Settings dialog, tabs by keyboard, the se
   await card.waitFor({ timeout: 15000 });
   await screenshot(page, 'workspace-1-first-card');
 
+  // The card's model and key (a new model forgets a price typed for the old one).
+  await card.getByTestId('preset').selectOption('custom');
+  await card.getByTestId('model').fill(model);
+  await card.getByTestId('key').fill('sk-e2e-test-key');
+
   // The dialog: opened from the top bar, closed with Escape, focus back on its button.
   await openSettings(page);
   const dialog = page.getByTestId('settings');
   assert.equal(await dialog.evaluate((d) => d.open && d.matches(':modal')), true, 'a modal dialog');
-  await page.getByTestId('preset').selectOption('custom');
   await page.getByTestId('base-url').fill(`${env.llm.url}/v1`);
   for (const [id, value] of [['price-in', 1], ['price-out', 2], ['budget', 3]]) {
     await page.getByTestId(id).fill(String(value));
@@ -63,9 +67,8 @@ test('desktop: first card to Done, the Settings dialog, tabs by keyboard, the se
   await page.keyboard.press('Escape');
   await page.getByTestId('close-settings').waitFor({ state: 'detached' });
 
-  // The card: model, key, idea; Enter starts.
-  await card.getByTestId('model').fill(model);
-  await card.getByTestId('key').fill('sk-e2e-test-key');
+  // The idea; Enter starts (with the dialog's URL and prices: the run reaches the local server).
+  assert.equal(await card.getByTestId('model').inputValue(), model);
   await page.getByLabel('Your idea').fill('Say hello');
   await page.getByLabel('Your idea').press('Enter');
   const status = page.getByTestId('status');
