@@ -4,8 +4,8 @@
 //! only it reaches, into the lazily fetched wasm module `run` (the team,
 //! roles, providers, the store's commit path, the run panel with its
 //! markdown, plan editing, sandbox, zip, import / export). The start-up
-//! module keeps the page: the first-visit text, settings, the sessions
-//! list read from IndexedDB, the idea box.
+//! module keeps the page: the top bar, the first card, the Settings
+//! dialog, the sessions list read from IndexedDB.
 //!
 //! The module is fetched in the browser's first idle moment after the
 //! first render, so a click rarely waits; a click before that waits for

@@ -74,7 +74,7 @@ fn Toolbar() -> impl IntoView {
             <span class="pulse" aria-hidden="true"></span>
             <p class="status" data-testid="status" role="status" aria-live="polite">{status}</p>
             <details class="tokens">
-                <summary>"Tokens"</summary>
+                <summary>"Tokens per role"</summary>
                 <div class="tokens-pop">
                 <table>
                     <thead><tr><th>"Role"</th><th>"Calls"</th><th>"In"</th><th>"Cached"</th><th>"Out"</th><th>"$"</th></tr></thead>

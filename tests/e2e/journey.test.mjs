@@ -12,8 +12,9 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   const model = 'e2e-company-2048';
   await script(env.llm, model, companyTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await page.getByRole('heading', { name: 'What it does' }).waitFor({ timeout: 15000 });
-  assert.match(await page.textContent('body'), /goes only from this browser to the provider you choose/);
+  await page.getByRole('heading', { name: 'What should the team build?' }).waitFor({ timeout: 15000 });
+  // The first card says, in one sentence, where the key goes.
+  assert.match(await page.getByTestId('first-card').textContent(), /Your key goes only from this browser to OpenAI; it stays in this tab's memory/);
   await screenshot(page, 'journey-1-first-visit');
 
   // The start button says why it cannot start yet.
