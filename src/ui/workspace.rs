@@ -36,25 +36,45 @@ fn focus_tab(id: &str) {
     }
 }
 
+fn conversation_pane() -> Option<web_sys::Element> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("[data-testid=conversation]").ok().flatten())
+}
+
 /// Keep the conversation scrolled to its newest entry while the person
-/// is reading at the bottom; leave it where it is when they scrolled up.
-fn follow_conversation(shared: Shared) {
-    // The scroll height at the last update: were we at the bottom of it?
-    let seen = StoredValue::new(0i32);
+/// reads at the bottom; leave it where they scrolled it otherwise. Returns
+/// the "at the bottom" flag, which the person's own scrolling (wheel,
+/// touch, keys, the scroll bar) sets again through `recheck_bottom`.
+fn follow_conversation(shared: Shared) -> StoredValue<bool> {
+    let stick = StoredValue::new(true);
+    // Another session opens at its newest entry.
+    Effect::new(move |_| {
+        shared.session_id.track();
+        stick.set_value(true);
+    });
     Effect::new(move |_| {
         shared.view.with(|v| (v.entries.len(), v.entries.last().map(|e| e.text.len())));
         request_animation_frame(move || {
-            let pane = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.query_selector("[data-testid=conversation]").ok().flatten());
-            let Some(pane) = pane else { return };
-            let was_at_bottom = pane.scroll_top() + pane.client_height() >= seen.get_value() - 48;
-            if was_at_bottom {
+            if let (true, Some(pane)) = (stick.get_value(), conversation_pane()) {
                 pane.set_scroll_top(pane.scroll_height());
             }
-            seen.set_value(pane.scroll_height());
         });
     });
+    stick
+}
+
+/// After the person scrolled: are they at the bottom? (Read once the
+/// scroll, possibly smooth, has settled.)
+fn recheck_bottom(stick: StoredValue<bool>) {
+    set_timeout(
+        move || {
+            if let Some(pane) = conversation_pane() {
+                stick.set_value(pane.scroll_top() + pane.client_height() >= pane.scroll_height() - 48);
+            }
+        },
+        std::time::Duration::from_millis(200),
+    );
 }
 
 #[component]
@@ -78,14 +98,18 @@ pub fn Workspace(talk: ViewFn, preview: ViewFn, code: ViewFn, docs: ViewFn, plan
         choose(next);
     };
     let panels = [preview, code, docs, plan, versions];
-    follow_conversation(expect_context::<Shared>());
+    let stick = follow_conversation(expect_context::<Shared>());
     view! {
         <div class="workspace" data-side=move || side.get()>
             <div class="side-switch" role="group" aria-label="Show">
                 <button data-testid="show-talk" aria-pressed=move || (side.get() == "talk").to_string() on:click=move |_| side.set("talk")>"Conversation"</button>
                 <button data-testid="show-project" aria-pressed=move || (side.get() == "project").to_string() on:click=move |_| side.set("project")>"Project"</button>
             </div>
-            <div class="talk" data-testid="talk-side">{talk.run()}</div>
+            <div class="talk" data-testid="talk-side"
+                on:wheel=move |_| recheck_bottom(stick) on:touchend=move |_| recheck_bottom(stick)
+                on:keyup=move |_| recheck_bottom(stick) on:pointerup=move |_| recheck_bottom(stick)>
+                {talk.run()}
+            </div>
             <div class="project" data-testid="project-side">
                 <div class="tabs" role="tablist" aria-label="Project" on:keydown=on_key>
                     {TABS.into_iter().map(|(id, label)| view! {
