@@ -14,11 +14,12 @@ use super::settings_panel::ProviderFields;
 use super::{lazy, Shared, MAX_IDEA_CHARS};
 use crate::web::settings_store;
 
+/// `idea` is the page's, not the card's: a start that fails (the team's
+/// code could not be loaded) brings the card back with the idea in it.
 #[component]
-pub fn FirstCard() -> impl IntoView {
+pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
     let shared = expect_context::<Shared>();
     let dialog = expect_context::<SettingsDialogState>();
-    let idea = RwSignal::new(String::new());
     let notice = RwSignal::new(None::<String>);
     let problems = move || {
         let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));

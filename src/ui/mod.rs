@@ -172,6 +172,15 @@ pub fn App() -> impl IntoView {
     lazy::prefetch(shared);
     // Remembered for the next visit; the first card is the same either way.
     let _ = settings_store::first_visit();
+    let idea = RwSignal::new(String::new());
+    // Once a run is under way its idea is in the conversation: the next
+    // first card ("New session") starts empty.
+    Effect::new(move |_| {
+        let started = shared.view.with(|v| v.state != crate::core::view::RunState::NotStarted);
+        if started && !idea.with_untracked(String::is_empty) {
+            idea.set(String::new());
+        }
+    });
     view! {
         <div class="app">
             <top_bar::TopBar/>
@@ -181,7 +190,7 @@ pub fn App() -> impl IntoView {
                 </p>
             })}
             <main class="stage">
-                <Show when=move || shared.run_shown() fallback=|| view! { <div class="first-wrap"><first_card::FirstCard/></div> }>
+                <Show when=move || shared.run_shown() fallback=move || view! { <div class="first-wrap"><first_card::FirstCard idea/></div> }>
                     <lazy::RunArea/>
                 </Show>
             </main>

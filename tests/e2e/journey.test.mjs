@@ -72,6 +72,17 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.ok((await code.locator('span[class^="hljs-"]').count()) > 3, 'code has highlighted tokens');
   assert.equal(await code.locator(':not(span)').count(), 0, 'only spans inside the code');
   await screenshot(page, 'journey-6-code');
+
+  // The Docs tab: the documents rendered, the PRD first; the design with its diagrams.
+  await showTab(page, 'docs');
+  const doc = page.getByTestId('doc');
+  await doc.locator('h1').waitFor();
+  assert.equal(await doc.locator('h1').textContent(), '2048');
+  await page.getByTestId('docs').getByRole('button', { name: 'Design' }).click();
+  await doc.locator('figure.diagram svg').first().waitFor({ timeout: 15000 });
+  await screenshot(page, 'journey-7-docs');
+  await showTab(page, 'plan');
+  await screenshot(page, 'journey-8-plan');
   assert.deepEqual(await cspViolations(page), [], 'no Content-Security-Policy violation during the journey');
 
   // The key went to the provider, and only as the Authorization header.
