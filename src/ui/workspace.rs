@@ -56,7 +56,8 @@ fn follow_conversation(shared: Shared) -> StoredValue<bool> {
     Effect::new(move |_| {
         shared.view.with(|v| (v.entries.len(), v.entries.last().map(|e| e.text.len())));
         request_animation_frame(move || {
-            if let (true, Some(pane)) = (stick.get_value(), conversation_pane()) {
+            // `try_`: the workspace may be gone by the next frame (New session).
+            if let (Some(true), Some(pane)) = (stick.try_get_value(), conversation_pane()) {
                 pane.set_scroll_top(pane.scroll_height());
             }
         });
@@ -70,7 +71,7 @@ fn recheck_bottom(stick: StoredValue<bool>) {
     set_timeout(
         move || {
             if let Some(pane) = conversation_pane() {
-                stick.set_value(pane.scroll_top() + pane.client_height() >= pane.scroll_height() - 48);
+                let _ = stick.try_set_value(pane.scroll_top() + pane.client_height() >= pane.scroll_height() - 48);
             }
         },
         std::time::Duration::from_millis(200),
