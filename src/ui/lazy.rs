@@ -4,8 +4,8 @@
 //! only it reaches, into the lazily fetched wasm module `run` (the team,
 //! roles, providers, the store's commit path, the run panel with its
 //! markdown, plan editing, sandbox, zip, import / export). The start-up
-//! module keeps the page: the first-visit text, settings, the sessions
-//! list read from IndexedDB, the idea box.
+//! module keeps the page: the top bar, the first card, the Settings
+//! dialog, the sessions list read from IndexedDB.
 //!
 //! The module is fetched in the browser's first idle moment after the
 //! first render, so a click rarely waits; a click before that waits for
@@ -53,11 +53,15 @@ pub fn prefetch(shared: Shared) {
     });
 }
 
-/// Where the run panel goes (empty until the module is here).
+/// Where the run panel goes (empty until the module is here: a line says
+/// the team is being loaded).
 #[component]
 pub fn RunArea() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    move || shared.run_panel.get().map(|f| f.run())
+    move || match shared.run_panel.get() {
+        Some(f) => f.run(),
+        None => view! { <p class="note loading" role="status">"Loading the team…"</p> }.into_any(),
+    }
 }
 
 /// Only for its preload, `load_run`: fetch the module, or say why not.
@@ -129,6 +133,19 @@ split! {
 split! {
     fn session_action(shared: Shared, action: SessionAction) -> LocalBoxFuture<'static, ()> {
         Box::pin(sessions::act(shared, action))
+    }
+}
+
+split! {
+    fn close_session(shared: Shared) -> LocalBoxFuture<'static, ()> {
+        Box::pin(sessions::close(shared))
+    }
+}
+
+/// Close the open session for a new one (see `sessions::close`).
+pub async fn close(shared: Shared) {
+    if ensure(shared).await {
+        enter!(close_session(shared)).await;
     }
 }
 

@@ -2,11 +2,16 @@
 //! `Settings`, the plan, the files) and call core or `web` methods; they
 //! hold no business logic (see ARCHITECTURE.md).
 //!
-//! Layout: `settings_panel` (provider, model, price, key, budget, rounds,
-//! team), `run_view` (conversation, plan board, files, cost, Stop/Resume,
-//! questions), `artifacts` (markdown with diagrams, highlighted code),
-//! `theme` (system / light / dark), and here the page around them.
+//! Layout: `top_bar` (name, `sessions`' switcher, cost, Settings button),
+//! `settings_dialog` (every setting: `settings_panel`, `role_models`,
+//! `theme`), `first_card` (provider, model, key and the idea while no run
+//! is open), `run_view` (status, Stop/Resume, conversation, plan board,
+//! files) laid out by `workspace` (conversation left, tabs right),
+//! `artifacts` (markdown with diagrams, highlighted code), and here the
+//! page around them.
 
+mod docs;
+mod first_card;
 mod lazy;
 mod preview;
 mod plan_edit;
@@ -15,9 +20,12 @@ mod role_models;
 mod artifacts;
 mod run_view;
 mod sessions;
+mod settings_dialog;
 mod settings_panel;
 mod theme;
+mod top_bar;
 mod versions;
+mod workspace;
 
 use std::rc::Rc;
 
@@ -31,9 +39,6 @@ use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
 use crate::web::settings_store;
 
-use replay::ReplayButton;
-use sessions::SessionsPanel;
-use settings_panel::SettingsPanel;
 
 /// Mount the app into the page body (the site's entry point).
 pub fn mount() {
@@ -89,6 +94,12 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// A run (or an opened session, or the replay) fills the page; until
+    /// then the first card does.
+    pub(crate) fn run_shown(&self) -> bool {
+        self.running.get() || self.view.with(|v| v.state != crate::core::view::RunState::NotStarted)
+    }
+
     /// Re-read the plan and the file list from the running team's shared handles.
     pub(crate) fn refresh(&self) {
         self.runner.with_value(|runner| {
@@ -156,83 +167,35 @@ pub fn App() -> impl IntoView {
         run_ends: RwSignal::new(0),
     };
     provide_context(shared);
+    settings_dialog::provide();
     sessions::boot(shared);
     lazy::prefetch(shared);
-    let first_visit = settings_store::first_visit();
+    // Remembered for the next visit; the first card is the same either way.
+    let _ = settings_store::first_visit();
     let idea = RwSignal::new(String::new());
-    let notice = RwSignal::new(None::<String>);
-    let problems = move || {
-        let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));
-        let chars = idea.with(|i| i.trim().chars().count());
-        if chars == 0 {
-            p.insert(0, "Type your idea.".into());
-        } else if chars > MAX_IDEA_CHARS {
-            p.insert(0, format!("The idea is {chars} characters; keep it under {MAX_IDEA_CHARS}."));
+    // Once a run is under way its idea is in the conversation: the next
+    // first card ("New session") starts empty.
+    Effect::new(move |_| {
+        let started = shared.view.with(|v| v.state != crate::core::view::RunState::NotStarted);
+        if started && !idea.with_untracked(String::is_empty) {
+            idea.set(String::new());
         }
-        p
-    };
-    let start = move |_| {
-        if !problems().is_empty() || shared.running.get_untracked() {
-            return;
-        }
-        let settings = shared.settings.get_untracked();
-        let key = shared.key.get_untracked();
-        if let Err(e) = settings_store::save(&settings, &key) {
-            notice.set(Some(e));
-        }
-        shared.replay.set(false);
-        shared.running.set(true);
-        lazy::start(shared, settings, key, idea.get_untracked().trim().to_string());
-    };
+    });
     view! {
-        <main class="app">
-            <header class="top">
-                <div>
-                    <h1>"tabteam"</h1>
-                    <p>"A software company of AI agents that runs entirely in this tab."</p>
-                </div>
-                <theme::ThemeToggle/>
-            </header>
-            {first_visit.then(|| view! {
-                <section class="card intro" aria-labelledby="what">
-                    <h2 id="what">"What it does"</h2>
-                    <p>
-                        "Type one idea. A team leader, a product manager, an architect, a project manager, an engineer and a QA engineer "
-                        "turn it into a PRD, a design with diagrams, a task list and code, here in your browser."
-                    </p>
-                    <p class="note">
-                        "Your API key goes only from this browser to the provider you choose. There is no tabteam server. "
-                        "The key is kept in memory unless you tick \u{201c}remember on this device\u{201d}."
-                    </p>
-                </section>
+        <div class="app">
+            <top_bar::TopBar/>
+            {move || shared.storage_note.get().map(|n| view! {
+                <p class="error banner" role="alert"><span data-testid="storage-note">{n}</span>
+                    <button class="ghost small" aria-label="Dismiss" on:click=move |_| shared.storage_note.set(None)>"×"</button>
+                </p>
             })}
-            <SettingsPanel/>
-            <SessionsPanel/>
-            <section class="card idea">
-                <label for="idea">"Your idea"</label>
-                <textarea
-                    id="idea"
-                    placeholder="A 2048 game in HTML and JavaScript"
-                    prop:value=idea
-                    on:input=move |ev| idea.set(event_target_value(&ev))
-                ></textarea>
-                <div class="row">
-                    <button
-                        class="primary"
-                        data-testid="start"
-                        disabled=move || !problems().is_empty() || shared.running.get()
-                        on:click=start
-                    >"Start the team"</button>
-                    <ReplayButton/>
-                    <span class="note" data-testid="idea-count">{move || format!("{} characters", idea.with(|i| i.trim().chars().count()))}</span>
-                </div>
-                <ul class="problems" data-testid="problems">
-                    {move || problems().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
-                </ul>
-                {move || notice.get().map(|n| view! { <p class="error">{n}</p> })}
-            </section>
-            <lazy::RunArea/>
-        </main>
+            <main class="stage">
+                <Show when=move || shared.run_shown() fallback=move || view! { <div class="first-wrap"><first_card::FirstCard idea/></div> }>
+                    <lazy::RunArea/>
+                </Show>
+            </main>
+            <settings_dialog::SettingsDialog/>
+        </div>
     }
 }
 

@@ -83,6 +83,9 @@ pub fn PreviewPane() -> impl IntoView {
                 </button>
                 <button data-testid="open-tab" disabled=move || !has_preview() on:click=open_tab>"Open in new tab"</button>
             </div>
+            <Show when=move || !has_preview()>
+                <p class="note preview-empty">"No page yet: when the team writes an index.html, it runs here."</p>
+            </Show>
             <div class="preview-frame" node_ref=host></div>
             {move || error.get().map(|e| view! { <p class="error" data-testid="sandbox-error">{e}</p> })}
             <details class="console" open>

@@ -1,8 +1,8 @@
-//! The team at work: status and cost against the budget, Stop / Resume,
-//! the conversation (answers streaming in, messages between roles, replies
-//! to the user highlighted, questions with an answer box, errors), the plan
-//! board, and the project's files (markdown rendered safely with diagrams
-//! drawn, code highlighted: `artifacts`).
+//! The team at work: the status line, Stop / Resume, the conversation
+//! (answers streaming in, messages between roles, replies to the user
+//! highlighted, questions with an answer box, errors), the plan board, and
+//! the project's files (markdown rendered safely with diagrams drawn, code
+//! highlighted: `artifacts`). Where each goes on the page is `workspace`'s.
 
 use leptos::prelude::*;
 
@@ -17,34 +17,40 @@ use super::Shared;
 pub fn RunPanel() -> impl IntoView {
     let shared = expect_context::<Shared>();
     // The runner is not reactive; a run has started once either of these moved.
-    let started = move || shared.running.get() || shared.view.with(|v| v.state != RunState::NotStarted);
+    let started = move || shared.run_shown();
     provide_edit_state();
     view! {
         <Show when=started>
             <section class="run" aria-label="The team at work">
-                <ReplayBanner/>
                 <Toolbar/>
-                <div class="columns">
-                    <div class="talk">
-                        <Conversation/>
+                <super::workspace::Workspace
+                    talk=ViewFn::from(move || view! {
+                        <ReplayBanner/>
+                        // Made again for each session: rows are keyed by entry id,
+                        // which another session's entries share.
+                        {move || { shared.session_id.track(); view! { <Conversation/> } }}
                         <super::versions::Composer/>
-                    </div>
-                    <aside class="side">
-                        <PlanBoard/>
-                        <Files/>
-                        <super::versions::VersionsPanel/>
+                    })
+                    preview=ViewFn::from(move || view! {
                         // Made again for each session: it holds that runner's sandbox.
                         {move || { shared.session_id.track(); view! { <super::preview::PreviewPane/> } }}
-                    </aside>
-                </div>
+                    })
+                    code=ViewFn::from(|| view! { <Files/> })
+                    docs=ViewFn::from(|| view! { <super::docs::DocsPane/> })
+                    plan=ViewFn::from(|| view! { <PlanBoard/> })
+                    versions=ViewFn::from(|| view! { <super::versions::VersionsPanel/> })
+                />
             </section>
         </Show>
     }
 }
 
+/// The status line, Stop / Resume, and the tokens per role: one line
+/// above the workspace, so the status shows without scrolling.
 #[component]
 fn Toolbar() -> impl IntoView {
     let shared = expect_context::<Shared>();
+    let dialog = expect_context::<super::settings_dialog::SettingsDialogState>();
     let status = move || {
         let replay = if shared.replay.get() { "Replay · " } else { "" };
         let text = shared.view.with(|v| match &v.state {
@@ -61,29 +67,15 @@ fn Toolbar() -> impl IntoView {
         });
         format!("{replay}{text}")
     };
-    let budget = move || shared.settings.with(|s| s.budget);
-    let spent = move || shared.view.with(|v| v.total_dollars);
     let stop = move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() });
     let resume = move |_| super::sessions::resume(shared);
     view! {
-        <div class="card toolbar">
+        <div class="run-bar" class:working=move || shared.running.get()>
+            <span class="pulse" aria-hidden="true"></span>
             <p class="status" data-testid="status" role="status" aria-live="polite">{status}</p>
-            <div class="meter" data-testid="cost">
-                <meter min="0" max=budget value=spent></meter>
-                <span>{move || if shared.replay.get() {
-                    "replay: $0, no model is called".to_string()
-                } else {
-                    format!("${:.4} of ${:.2}", spent(), budget())
-                }}</span>
-                <span class="note" data-testid="cache">{move || shared.view.with(|v| v.cache_note().map(|n| format!(" · {n}")).unwrap_or_default())}</span>
-            </div>
-            <div class="row">
-                <button data-testid="stop" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
-                <button data-testid="resume" class="primary" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
-            </div>
-            {move || shared.resume_note.get().map(|n| view! { <p class="error" role="alert" data-testid="resume-note">{n}</p> })}
             <details class="tokens">
                 <summary>"Tokens per role"</summary>
+                <div class="tokens-pop">
                 <table>
                     <thead><tr><th>"Role"</th><th>"Calls"</th><th>"In"</th><th>"Cached"</th><th>"Out"</th><th>"$"</th></tr></thead>
                     <tbody>
@@ -99,7 +91,15 @@ fn Toolbar() -> impl IntoView {
                         }).collect_view())}
                     </tbody>
                 </table>
+                </div>
             </details>
+            <button data-testid="stop" class="small" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
+            <button data-testid="resume" class="primary small" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
+            {move || shared.resume_note.get().map(|n| view! {
+                <p class="error resume-note" role="alert"><span data-testid="resume-note">{n}</span>" "
+                    <button class="link" data-testid="resume-settings" on:click=move |_| dialog.show()>"Open Settings"</button>
+                </p>
+            })}
         </div>
     }
 }
@@ -242,8 +242,9 @@ fn Files() -> impl IntoView {
                 <ul>
                     {move || shared.files.get().into_iter().map(|(path, version)| {
                         let p = path.clone();
+                        let here = path.clone();
                         view! {
-                            <li><button class="link" on:click=move |_| { editing.set(None); selected.set(Some(p.clone())); }>{path.clone()}</button>
+                            <li class:selected=move || selected.with(|s| s.as_deref() == Some(here.as_str()))><button class="link" on:click=move |_| { editing.set(None); selected.set(Some(p.clone())); }>{path.clone()}</button>
                             <span class="note">{format!(" v{version}")}</span></li>
                         }
                     }).collect_view()}

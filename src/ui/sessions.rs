@@ -1,6 +1,7 @@
 //! Sessions: every run is kept in IndexedDB as it goes (see
-//! `web::session`), listed here to open, rename, duplicate, export or
-//! delete, and imported back from an exported file. On load, a session
+//! `web::session`), listed in the top bar's switcher (`SessionSwitcher`)
+//! to open, rename, duplicate, export or delete, imported back from an
+//! exported file, or closed for a new one ("New session"). On load, a session
 //! that was running when the tab closed is opened again as "interrupted"
 //! and continues with one click (or at once, with "continue interrupted
 //! runs automatically").
@@ -231,6 +232,21 @@ async fn release_current(shared: Shared) {
     shared.session_id.set(None);
 }
 
+/// Close the open session (kept as it is) and show the first card again.
+pub async fn close(shared: Shared) {
+    if shared.running.get_untracked() {
+        shared.storage_note.set(Some("Stop the team before starting a new session.".into()));
+        return;
+    }
+    release_current(shared).await;
+    shared.replay.set(false);
+    shared.resume_note.set(None);
+    shared.view.set(RunView::default());
+    shared.plan.set(Vec::new());
+    shared.files.set(Vec::new());
+    shared.versions.set(Vec::new());
+}
+
 fn title_of(idea: &str) -> String {
     let line = idea.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     let mut title: String = line.chars().take(TITLE_CHARS).collect();
@@ -291,9 +307,60 @@ pub async fn act(shared: Shared, action: SessionAction) {
     refresh(shared).await;
 }
 
+/// What the top bar calls the page: the open session's title.
+fn current_title(shared: Shared) -> String {
+    if shared.replay.get() {
+        return "Sample run (replay)".into();
+    }
+    let id = shared.session_id.get();
+    let title = shared.sessions.with(|list| list.iter().find(|s| Some(&s.id) == id.as_ref()).map(|s| s.title.clone()));
+    match title {
+        Some(t) => t,
+        None if shared.run_shown() => "Unsaved session".into(),
+        None => "New session".into(),
+    }
+}
+
+/// The session's title in the top bar; a click opens the list of the
+/// others (a disclosure: Escape closes it and focus goes back).
+#[component]
+pub fn SessionSwitcher() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let open = RwSignal::new(false);
+    let button = NodeRef::<leptos::html::Button>::new();
+    let close_menu = move || {
+        open.set(false);
+        if let Some(b) = button.get_untracked() {
+            let _ = b.focus();
+        }
+    };
+    provide_context(SwitcherState { open });
+    view! {
+        <div class="switcher" on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" && open.get_untracked() { ev.prevent_default(); close_menu(); }>
+            <button class="switcher-button" data-testid="switcher" node_ref=button
+                aria-expanded=move || open.get().to_string() aria-controls="sessions-menu"
+                on:click=move |_| open.update(|o| *o = !*o)>
+                <span class="switcher-title" data-testid="current-title">{move || current_title(shared)}</span>
+                <span class="chevron" aria-hidden="true">"▾"</span>
+                <span class="visually-hidden">" — switch session"</span>
+            </button>
+            <div id="sessions-menu" class="switcher-menu" hidden=move || !open.get()>
+                <SessionsPanel/>
+            </div>
+        </div>
+    }
+}
+
+/// The switcher's open state, for the rows (opening a session closes it).
+#[derive(Clone, Copy)]
+struct SwitcherState {
+    open: RwSignal<bool>,
+}
+
 #[component]
 pub fn SessionsPanel() -> impl IntoView {
     let shared = expect_context::<Shared>();
+    let switcher = expect_context::<SwitcherState>();
     let import_input = NodeRef::<leptos::html::Input>::new();
     let import = move |_| {
         let Some(input) = import_input.get_untracked() else { return };
@@ -309,11 +376,17 @@ pub fn SessionsPanel() -> impl IntoView {
             super::lazy::act(shared, SessionAction::Import { text }).await;
         });
     };
+    let new_session = move |_| {
+        switcher.open.set(false);
+        spawn_local(super::lazy::close(shared));
+    };
     view! {
-        <section class="card sessions" aria-labelledby="sessions-title" data-testid="sessions">
-            <h2 id="sessions-title">"Sessions"</h2>
-            {move || shared.storage_note.get().map(|n| view! { <p class="error" role="alert" data-testid="storage-note">{n}</p> })}
-            <Show when=move || shared.store_ready.get()>
+        <section class="sessions" aria-labelledby="sessions-title" data-testid="sessions">
+            <div class="menu-head">
+                <h2 id="sessions-title">"Sessions"</h2>
+                <button class="primary small" data-testid="new-session" disabled=move || shared.running.get() || !shared.run_shown() on:click=new_session>"+ New session"</button>
+            </div>
+            <Show when=move || shared.store_ready.get() fallback=|| view! { <p class="note">"Sessions cannot be kept in this browser."</p> }>
                 <Show when=move || shared.sessions.with(|l| !l.is_empty()) fallback=|| view! { <p class="note">"Runs are saved here as they go."</p> }>
                     <ul class="session-list">
                         <For each=move || shared.sessions.get() key=|s| (s.id.clone(), s.title.clone(), s.status, s.updated_ms) let:session>
@@ -352,10 +425,12 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
         move || shared.session_id.with(|s| s.as_deref() == Some(id.as_str()))
     };
     let busy = move || shared.running.get();
+    let switcher = expect_context::<SwitcherState>();
     let on_open = {
         let id = id.clone();
         move |_| {
             let id = id.clone();
+            switcher.open.set(false);
             spawn_local(async move { super::lazy::open(shared, id).await })
         }
     };
@@ -402,9 +477,9 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
         <li class:current=current_class data-testid="session" data-status=session.status.label() data-updated=session.updated_ms.to_string()>
             <div class="session-title">
                 <b data-testid="session-title">{session.title.clone()}</b>
-                <span class="note">{format!(" — {}", session.status.label())}</span>
+                <span class=format!("badge status-{}", session.status.label())>{session.status.label()}</span>
             </div>
-            <div class="row">
+            <div class="row session-actions">
                 <button data-testid="session-open" disabled=move || busy() || current() on:click=on_open>"Open"</button>
                 <button data-testid="session-rename" on:click=on_rename>"Rename"</button>
                 <button data-testid="session-duplicate" on:click=on_duplicate>"Duplicate"</button>

@@ -1,7 +1,9 @@
-//! The settings form: provider preset, base URL, model (with its price
-//! shown, or asked for), key (with "remember on this device", off by
-//! default; unticking it forgets the stored key at once), budget, rounds,
-//! team. It edits `Settings`; checking them is `Settings::problems`.
+//! The settings' fields. `ProviderFields` (provider preset, model, key,
+//! with one sentence on what happens to the key) sit in the first card and
+//! in the Settings dialog; `SettingsFields` (base URL, price, remember the
+//! key, budget, rounds, team, per-role models) only in the dialog. They
+//! edit `Settings`; checking them is `Settings::problems`. Where they are
+//! shown is `first_card` and `settings_dialog`'s business, not this file's.
 
 use leptos::prelude::*;
 
@@ -12,13 +14,65 @@ use crate::core::settings::TeamKind;
 use super::role_models::RoleModels;
 use super::Shared;
 
+/// What the key field says it is for: a preset whose server may or may
+/// not demand a key (LiteLLM with a master key does) says "optional".
+fn key_placeholder(needs_key: bool) -> &'static str {
+    if needs_key { "sk-…" } else { "optional" }
+}
+
+/// Provider, model and key: what the first run needs.
 #[component]
-pub fn SettingsPanel() -> impl IntoView {
+pub fn ProviderFields() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let settings = shared.settings;
+    let needs_key = move || settings.with(|s| s.preset().is_none_or(|p| p.needs_key));
+    let provider = move || settings.with(|s| s.preset().map(|p| p.label).unwrap_or("the provider").to_string());
+    let attention = move || shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty());
+    view! {
+        <div class="fields provider-fields">
+            <label>"Provider"
+                <select
+                    data-testid="preset"
+                    on:change=move |ev| settings.update(|s| s.choose_preset(&event_target_value(&ev)))
+                    prop:value=move || settings.with(|s| s.preset.clone())
+                >
+                    {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Model"
+                <input type="text" data-testid="model"
+                    prop:value=move || settings.with(|s| s.model.clone())
+                    on:input=move |ev| settings.update(|s| { s.model = event_target_value(&ev); s.custom_price = None; }) />
+            </label>
+            <label class="key">{move || if needs_key() { "API key" } else { "API key (optional)" }}
+                <input type="password" autocomplete="off" data-testid="key"
+                    class:needs-attention=attention
+                    aria-invalid=move || attention().to_string()
+                    aria-describedby="key-note"
+                    placeholder=move || key_placeholder(needs_key())
+                    prop:value=shared.key
+                    on:input=move |ev| {
+                        shared.key.set(event_target_value(&ev));
+                        shared.resume_note.set(None);
+                    } />
+            </label>
+            <p class="note key-note" id="key-note">{move || if needs_key() {
+                format!("Your key goes only from this browser to {}; it stays in this tab's memory unless you tick \u{201c}Remember the key\u{201d} in Settings.", provider())
+            } else {
+                format!("Leave it empty unless your server asks for one (a LiteLLM proxy with a master key does); a key goes only from this browser to {}.", provider())
+            }}</p>
+        </div>
+    }
+}
+
+/// Everything else: base URL, price, remembering the key, budget, rounds, team, per-role models.
+#[component]
+pub fn SettingsFields() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let settings = shared.settings;
     let price_text = move || match settings.with(|s| s.model_price()) {
-        Some(p) => format!("${:.2} / ${:.2} per million tokens (in / out)", p.input_per_mtok, p.output_per_mtok),
-        None => "no known price: enter it below".into(),
+        Some(p) => format!("Price: ${:.2} / ${:.2} per million tokens (in / out)", p.input_per_mtok, p.output_per_mtok),
+        None => "No known price for this model: enter it here.".into(),
     };
     let hint = move || settings.with(|s| s.preset().map(|p| p.cors_hint.to_string()).unwrap_or_default());
     let set_price = move |input: bool, text: String| {
@@ -29,87 +83,61 @@ pub fn SettingsPanel() -> impl IntoView {
         });
     };
     view! {
-        <details class="card settings" open=move || shared.key.with_untracked(String::is_empty)>
-            <summary><h2>"Settings"</h2><span class="note">{move || settings.with(|s| format!("{} · {} · budget ${:.2}", s.preset().map(|p| p.label).unwrap_or("custom"), s.model, s.budget))}</span></summary>
-            <div class="grid">
-                <label>"Provider"
-                    <select
-                        data-testid="preset"
-                        on:change=move |ev| settings.update(|s| s.choose_preset(&event_target_value(&ev)))
-                        prop:value=move || settings.with(|s| s.preset.clone())
-                    >
-                        {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
-                    </select>
-                </label>
-                <label>"Base URL"
-                    <input type="url" data-testid="base-url"
-                        prop:value=move || settings.with(|s| s.base_url.clone())
-                        on:input=move |ev| settings.update(|s| s.base_url = event_target_value(&ev)) />
-                </label>
-                <label>"Model"
-                    <input type="text" data-testid="model"
-                        prop:value=move || settings.with(|s| s.model.clone())
-                        on:input=move |ev| settings.update(|s| { s.model = event_target_value(&ev); s.custom_price = None; }) />
-                    <span class="note" data-testid="price">{price_text}</span>
-                </label>
-                <label>"Price in, $ per million tokens"
-                    <input type="number" min="0" step="0.01" data-testid="price-in"
-                        prop:value=move || settings.with(|s| s.model_price().map(|p| p.input_per_mtok.to_string()).unwrap_or_default())
-                        on:change=move |ev| set_price(true, event_target_value(&ev)) />
-                </label>
-                <label>"Price out, $ per million tokens"
-                    <input type="number" min="0" step="0.01" data-testid="price-out"
-                        prop:value=move || settings.with(|s| s.model_price().map(|p| p.output_per_mtok.to_string()).unwrap_or_default())
-                        on:change=move |ev| set_price(false, event_target_value(&ev)) />
-                </label>
-                <label>"API key"
-                    <input type="password" autocomplete="off" data-testid="key"
-                        class:needs-attention=move || shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty())
-                        aria-invalid=move || (shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty())).to_string()
-                        placeholder=move || if settings.with(|s| s.preset().is_some_and(|p| !p.needs_key)) { "not needed" } else { "sk-…" }
-                        prop:value=shared.key
-                        on:input=move |ev| {
-                            shared.key.set(event_target_value(&ev));
-                            shared.resume_note.set(None);
-                        } />
-                    <span class="check">
-                        <input type="checkbox" id="remember" data-testid="remember"
-                            prop:checked=move || settings.with(|s| s.remember_key)
-                            on:change=move |ev| {
-                                let remember = event_target_checked(&ev);
-                                settings.update(|s| s.remember_key = remember);
-                                // Unticking forgets at once, not on the next
-                                // Start: the key stays in this tab's memory
-                                // (the field keeps it) and nowhere else.
-                                if !remember {
-                                    if let Err(e) = crate::web::settings_store::forget_key() {
-                                        web_sys::console::warn_1(&e.into());
-                                    }
-                                }
-                            } />
-                        <label for="remember">"Remember the key on this device"</label>
-                    </span>
-                </label>
-                <label>"Budget, $"
-                    <input type="number" min="0.01" step="0.5" data-testid="budget"
-                        prop:value=move || settings.with(|s| s.budget.to_string())
-                        on:change=move |ev| settings.update(|s| s.budget = super::parse_number(&event_target_value(&ev)).unwrap_or(0.0)) />
-                </label>
-                <label>"Rounds"
-                    <input type="number" min="1" step="1" data-testid="rounds"
-                        prop:value=move || settings.with(|s| s.rounds.to_string())
-                        on:change=move |ev| settings.update(|s| s.rounds = event_target_value(&ev).parse().unwrap_or(0)) />
-                </label>
-                <label>"Team"
-                    <select data-testid="team"
-                        prop:value=move || settings.with(|s| s.team.id())
-                        on:change=move |ev| settings.update(|s| s.team = TeamKind::from_id(&event_target_value(&ev)).unwrap_or_default())>
-                        {TeamKind::ALL.into_iter().map(|k| view! { <option value=k.id()>{k.label()}</option> }).collect_view()}
-                    </select>
-                </label>
-            </div>
-            <RoleModels/>
-            <p class="note">{hint}</p>
-        </details>
+        <div class="fields">
+            <label class="wide">"Base URL"
+                <input type="url" data-testid="base-url"
+                    prop:value=move || settings.with(|s| s.base_url.clone())
+                    on:input=move |ev| settings.update(|s| s.base_url = event_target_value(&ev)) />
+                <span class="note">{hint}</span>
+            </label>
+            <span class="check wide">
+                <input type="checkbox" id="remember" data-testid="remember"
+                    prop:checked=move || settings.with(|s| s.remember_key)
+                    on:change=move |ev| {
+                        let remember = event_target_checked(&ev);
+                        settings.update(|s| s.remember_key = remember);
+                        // Unticking forgets at once, not on the next
+                        // Start: the key stays in this tab's memory
+                        // (the field keeps it) and nowhere else.
+                        if !remember {
+                            if let Err(e) = crate::web::settings_store::forget_key() {
+                                web_sys::console::warn_1(&e.into());
+                            }
+                        }
+                    } />
+                <label for="remember">"Remember the key on this device (kept in this browser's storage until you untick it)"</label>
+            </span>
+            <p class="note wide" data-testid="price">{price_text}</p>
+            <label>"Price in, $ per million tokens"
+                <input type="number" min="0" step="0.01" data-testid="price-in"
+                    prop:value=move || settings.with(|s| s.model_price().map(|p| p.input_per_mtok.to_string()).unwrap_or_default())
+                    on:change=move |ev| set_price(true, event_target_value(&ev)) />
+            </label>
+            <label>"Price out, $ per million tokens"
+                <input type="number" min="0" step="0.01" data-testid="price-out"
+                    prop:value=move || settings.with(|s| s.model_price().map(|p| p.output_per_mtok.to_string()).unwrap_or_default())
+                    on:change=move |ev| set_price(false, event_target_value(&ev)) />
+            </label>
+            <label>"Budget, $"
+                <input type="number" min="0.01" step="0.5" data-testid="budget" aria-describedby="budget-note"
+                    prop:value=move || settings.with(|s| s.budget.to_string())
+                    on:change=move |ev| settings.update(|s| s.budget = super::parse_number(&event_target_value(&ev)).unwrap_or(0.0)) />
+                <span class="note" id="budget-note">"The team stops before it spends more."</span>
+            </label>
+            <label>"Rounds"
+                <input type="number" min="1" step="1" data-testid="rounds" aria-describedby="rounds-note"
+                    prop:value=move || settings.with(|s| s.rounds.to_string())
+                    on:change=move |ev| settings.update(|s| s.rounds = event_target_value(&ev).parse().unwrap_or(0)) />
+                <span class="note" id="rounds-note">"In a round, every role with mail reads it and acts once. The team pauses after this many; Resume gives it as many again."</span>
+            </label>
+            <label class="wide">"Team"
+                <select data-testid="team"
+                    prop:value=move || settings.with(|s| s.team.id())
+                    on:change=move |ev| settings.update(|s| s.team = TeamKind::from_id(&event_target_value(&ev)).unwrap_or_default())>
+                    {TeamKind::ALL.into_iter().map(|k| view! { <option value=k.id()>{k.label()}</option> }).collect_view()}
+                </select>
+            </label>
+        </div>
+        <RoleModels/>
     }
 }

@@ -60,7 +60,8 @@ pub(crate) fn saved_change(shared: Shared) {
     });
 }
 
-/// A text box for the next request, under the conversation.
+/// A text box for the next request, under the conversation; Stop in
+/// place of Send while the team works.
 #[component]
 pub fn Composer() -> impl IntoView {
     let shared = expect_context::<Shared>();
@@ -96,8 +97,13 @@ pub fn Composer() -> impl IntoView {
                 }
             ></textarea>
             <div class="row">
-                <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
-                    on:click=move |_| send()>"Send"</button>
+                <Show when=move || !shared.running.get() fallback=move || view! {
+                    // While the team works, the composer's button stops it.
+                    <button data-testid="composer-stop" on:click=move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() })>"Stop"</button>
+                }>
+                    <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
+                        on:click=move |_| send()>"Send"</button>
+                </Show>
                 {move || (!at_rest()).then(|| view! { <span class="note" data-testid="composer-note">{if shared.replay.get() {
                     "A replay cannot take new requests; start the team with your own key to ask for changes."
                 } else {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, cspViolations } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, cspViolations, openSettings, newSession } from './harness.mjs';
 
 const env = useSiteAndLlm();
 
@@ -109,6 +109,7 @@ function contrasts(page) {
 }
 
 async function ask(page, model) {
+  await newSession(page);
   await configure(page, env.llm, model, { team: 'assistant' });
   await page.getByLabel('Your idea').fill('draw me something');
   await page.getByTestId('start').click();
@@ -471,6 +472,7 @@ test('fenced code in an answer is highlighted as spans of escaped text', async (
 
 test('the theme toggle: system, light, dark; remembered; keyboard usable', async () => {
   const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await openSettings(page);
   await page.getByTestId('theme').waitFor({ timeout: 15000 });
   const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const theme = () => page.evaluate(() => document.documentElement.dataset.theme ?? 'system');
@@ -484,6 +486,7 @@ test('the theme toggle: system, light, dark; remembered; keyboard usable', async
 
   // Remembered across visits.
   await page.reload();
+  await openSettings(page);
   await page.getByTestId('theme').waitFor({ timeout: 15000 });
   assert.equal(await theme(), 'dark');
   assert.equal(await page.getByTestId('theme-dark').isChecked(), true);

@@ -54,7 +54,7 @@ export async function referenceRun(env, model) {
   await waitForStatus(page, 'Done', { shot: model });
   const reference = await finalState(page);
   assert.ok(reference.entries.length > 8, 'a real conversation');
-  await page.locator('[data-testid=session][data-status=finished]').first().waitFor();
+  await page.locator('[data-testid=session][data-status=finished]').first().waitFor({ state: 'attached' });
   assert.deepEqual(problems, []);
   await context.close();
   return reference;

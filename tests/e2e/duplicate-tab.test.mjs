@@ -6,7 +6,7 @@
 // reload of one tab, though, must take its own lease back at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, enterKey, showSessions } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 import { IDEA, startRun as start, waitForStatus as waitOn, finalState, waitFor, referenceRun } from './company-run.mjs';
 
@@ -52,7 +52,7 @@ test('a duplicated tab finds the running session held by its original, which run
   await script(env.llm, model, turns);
   const { page: a, context, problems } = await openPage(env.browser, env.site.url);
   await startRun(a, model);
-  await a.locator('[data-testid=session][data-status=running]').first().waitFor();
+  await a.locator('[data-testid=session][data-status=running]').first().waitFor({ state: 'attached' });
   await waitFor(async () => (await requests(env.llm, model)).length === k + 1, `call ${k} under way`);
   const original = await holderOf(a);
   assert.ok(original, 'the original tab has its holder id');
@@ -83,6 +83,7 @@ test('a duplicated tab finds the running session held by its original, which run
 
   // Opening it by hand is refused the same way; so it is after a reload,
   // which keeps the duplicate's own id.
+  await showSessions(b);
   await b.locator('[data-testid=session]').filter({ hasText: IDEA }).first().getByTestId('session-open').click();
   await note.filter({ hasText: 'open in another tab' }).waitFor({ timeout: 10000 });
   assert.equal(await b.locator('[data-testid=session].current').count(), 0, 'still no session current');
@@ -125,6 +126,7 @@ test('a tab opened by window.open (Chromium copies its sessionStorage) is anothe
   const original = await holderOf(a);
   // The finished session stays open (leased) in the original tab.
   const [b] = await Promise.all([context.waitForEvent('page'), a.evaluate(() => window.open(location.href))]);
+  await showSessions(b);
   await b.getByTestId('session-open').first().waitFor();
   assert.equal(await b.evaluate(() => window.__tabAtStart), original, 'Chromium copied the opener\'s sessionStorage');
   await b.locator('[data-testid=session]').filter({ hasText: 'Paint the tiles' }).getByTestId('session-open').click();
@@ -154,7 +156,7 @@ test('a reload takes its own lease back at once', async () => {
   // The claim waits up to 1.5 s only for a duplicate; a reload is granted at once.
   assert.ok(backAfter < 5000, `the session was back ${backAfter} ms after the reload`);
   console.log(`# reload: session back (interrupted, leased) ${backAfter} ms after page.reload()`);
-  await page.getByTestId('key').fill('sk-e2e-test-key');
+  await enterKey(page, 'sk-e2e-test-key');
   await page.getByTestId('resume').click();
   await waitForStatus(page, 'Done', 'reload');
   await context.close();

@@ -122,11 +122,12 @@ export async function requests(llm, model) {
 }
 
 /**
- * Point the settings panel at the local server as a custom
- * OpenAI-compatible provider. Numbers are committed with a change event,
- * as a person leaving the field would.
+ * Point the settings at the local server as a custom OpenAI-compatible
+ * provider, in the Settings dialog (opened and closed again). Numbers are
+ * committed with a change event, as a person leaving the field would.
  */
 export async function configure(page, llm, model, { rounds, budget = 3, priceIn = 1, priceOut = 2, team, key = 'sk-e2e-test-key' } = {}) {
+  await openSettings(page);
   await page.getByTestId('preset').selectOption('custom');
   await page.getByTestId('base-url').fill(`${llm.url}/v1`);
   await page.getByTestId('model').fill(model);
@@ -138,4 +139,46 @@ export async function configure(page, llm, model, { rounds, budget = 3, priceIn 
   }
   if (team) await page.getByTestId('team').selectOption(team);
   await page.getByTestId('key').fill(key);
+  await closeSettings(page);
+}
+
+/** Open the Settings dialog (from the top bar) unless it is open. */
+export async function openSettings(page) {
+  const open = await page.getByTestId('settings').evaluate((d) => d.open).catch(() => false);
+  if (!open) await page.getByTestId('open-settings').click();
+  await page.getByTestId('close-settings').waitFor();
+}
+
+/** Close the Settings dialog with its Done button. */
+export async function closeSettings(page) {
+  await page.getByTestId('close-settings').click();
+  await page.getByTestId('close-settings').waitFor({ state: 'detached' });
+}
+
+/** Type the API key: in the first card when it shows, else in the Settings dialog. */
+export async function enterKey(page, key) {
+  const field = page.getByTestId('key');
+  if ((await field.count()) === 1 && (await field.isVisible())) return field.fill(key);
+  await openSettings(page);
+  await field.fill(key);
+  await closeSettings(page);
+}
+
+/** Choose a tab of the workspace: preview, code, docs, plan or versions. */
+export async function showTab(page, id) {
+  await page.getByTestId(`tab-${id}`).click();
+}
+
+/** Open (or, with `open` false, close) the session switcher of the top bar. */
+export async function showSessions(page, open = true) {
+  const button = page.getByTestId('switcher');
+  if (((await button.getAttribute('aria-expanded')) === 'true') !== open) await button.click();
+}
+
+/** Show the first card again (the switcher's "New session") when a run fills the page. */
+export async function newSession(page) {
+  if ((await page.getByTestId('first-card').count()) > 0) return;
+  await showSessions(page);
+  await page.getByTestId('new-session').click();
+  await page.getByTestId('first-card').waitFor();
 }

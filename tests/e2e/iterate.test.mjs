@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, roleZeroAnswer as answer } from './harness.mjs';
+import { showTab, showSessions, useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, roleZeroAnswer as answer } from './harness.mjs';
 
 const env = useSiteAndLlm();
 
@@ -105,7 +105,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await start(page, model, 'A page with a title');
   await waitDone(page, 'iterate-first');
-  await version(page, 1).waitFor({ timeout: 15000 });
+  await version(page, 1).waitFor({ state: 'attached', timeout: 15000 });
   assert.equal(await titleColour(page, 'rgb(0, 0, 0)'), 'rgb(0, 0, 0)', 'the preview shows the page');
   assert.match(await version(page, 1).textContent(), /A page with a title.*idea/);
 
@@ -113,7 +113,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   await page.getByTestId('follow-up').fill('make the title red');
   await page.getByTestId('follow-up').press('Enter');
   await page.getByTestId('composer-note').waitFor({ timeout: 5000 });
-  await version(page, 2).waitFor({ timeout: 60000 }).catch(async (e) => {
+  await version(page, 2).waitFor({ state: 'attached', timeout: 60000 }).catch(async (e) => {
     await screenshot(page, 'iterate-follow-up-failed');
     throw e;
   });
@@ -125,6 +125,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   assert.ok(conversation.includes('make the title red') && conversation.includes('The title is red.'), conversation);
 
   // Version 2's diff: only the stylesheet, one line changed.
+  await showTab(page, 'versions');
   await version(page, 2).getByTestId('version-open').click();
   const diff = page.locator('[data-testid=diff][data-number="2"]');
   await diff.waitFor();
@@ -142,8 +143,9 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   const row = page.locator('[data-testid=session]').filter({ hasText: 'A page with a title' }).first();
   const savedAt = await row.getAttribute('data-updated');
   await page.getByTestId('restore-version').click();
-  await version(page, 3).waitFor({ timeout: 5000 });
+  await version(page, 3).waitFor({ state: 'attached', timeout: 5000 });
   assert.match(await version(page, 3).textContent(), /restore of version 1/);
+  await showTab(page, 'preview');
   assert.equal(await titleColour(page, 'rgb(0, 0, 0)'), 'rgb(0, 0, 0)', 'the preview shows version 1 again');
   await screenshot(page, 'iterate-2-restored');
 
@@ -153,11 +155,12 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
     files: (await page.getByTestId('files').innerText()).replace(/\s+/g, ' '),
   };
   // The restore is saved (the row's time moves) before the reload.
-  await page.locator(`[data-testid=session]:not([data-updated="${savedAt}"])`).filter({ hasText: 'A page with a title' }).waitFor({ timeout: 5000 });
+  await page.locator(`[data-testid=session]:not([data-updated="${savedAt}"])`).filter({ hasText: 'A page with a title' }).waitFor({ state: 'attached', timeout: 5000 });
   await page.reload();
+  await showSessions(page);
   await row.getByTestId('session-open').click();
   await waitDone(page, 'iterate-reload', 15000);
-  await version(page, 3).waitFor({ timeout: 5000 });
+  await version(page, 3).waitFor({ state: 'attached', timeout: 5000 });
   assert.deepEqual(await page.getByTestId('version-request').allTextContents(), before.versions);
   assert.equal((await page.getByTestId('files').innerText()).replace(/\s+/g, ' '), before.files);
   const reopened = await page.getByTestId('conversation').textContent();
@@ -166,6 +169,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   await screenshot(page, 'iterate-3-reloaded');
 
   // Export, delete, import: the versions come back.
+  await showSessions(page);
   const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId('session-export').click()]);
   const path = await download.path();
   page.once('dialog', (d) => d.accept());
@@ -175,8 +179,9 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   const imported = page.locator('[data-testid=session]').filter({ hasText: 'A page with a title' }).first();
   await imported.getByTestId('session-open').click();
   await waitDone(page, 'iterate-import', 15000);
-  await version(page, 3).waitFor({ timeout: 5000 });
+  await version(page, 3).waitFor({ state: 'attached', timeout: 5000 });
   assert.deepEqual(await page.getByTestId('version-request').allTextContents(), before.versions);
+  await showTab(page, 'versions');
   await version(page, 2).getByTestId('version-open').click();
   assert.deepEqual(await page.locator('[data-testid=diff][data-number="2"] [data-testid=diff-file]').evaluateAll((els) => els.map((e) => e.dataset.path)), ['style.css']);
   await screenshot(page, 'iterate-4-imported');
@@ -190,7 +195,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model, 'A click counter');
   await waitDone(page, 'iterate-fix-first');
-  await version(page, 1).waitFor({ timeout: 15000 });
+  await version(page, 1).waitFor({ state: 'attached', timeout: 15000 });
 
   const error = page.locator('[data-testid=console] li.console-uncaught');
   await error.first().waitFor({ timeout: 15000 }).catch(async (e) => {
@@ -201,7 +206,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await shootPane(page, 'preview', 'iterate-5-error');
   await error.first().getByTestId('ask-fix').click();
 
-  await version(page, 2).waitFor({ timeout: 60000 }).catch(async (e) => {
+  await version(page, 2).waitFor({ state: 'attached', timeout: 60000 }).catch(async (e) => {
     await screenshot(page, 'iterate-fix-failed');
     throw e;
   });
@@ -218,6 +223,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await shootPane(page, 'preview', 'iterate-6-fixed');
 
   // A hand edit: main.js becomes version 3 and the preview shows it.
+  await showTab(page, 'code');
   await page.getByTestId('files').getByRole('button', { name: 'main.js' }).click();
   await page.getByTestId('edit-file').click();
   const box = page.getByTestId('edit-text');
@@ -226,6 +232,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await page.getByTestId('edit-save').click();
   await page.getByTestId('hand-edit').waitFor({ state: 'detached' });
   await page.getByTestId('files').filter({ hasText: 'main.js v3' }).waitFor({ timeout: 5000 });
+  await showTab(page, 'preview');
   await frame(page).locator('#counter').filter({ hasText: 'edited by hand' }).waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('viewer').textContent(), /edited by hand/, 'the file view shows the edit');
   await screenshot(page, 'iterate-7-hand-edit');
@@ -238,13 +245,14 @@ test('a follow-up that breaks the tests is marked and rolled back with one click
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model, 'An add function');
   await waitDone(page, 'iterate-breaks-first');
-  await version(page, 1).waitFor({ timeout: 15000 });
+  await version(page, 1).waitFor({ state: 'attached', timeout: 15000 });
   assert.match(await version(page, 1).textContent(), /tests: 1 passed/);
   assert.equal(await version(page, 1).getByTestId('breaks-tests').count(), 0);
+  await showTab(page, 'versions');
 
   await page.getByTestId('follow-up').fill('make add subtract');
   await page.getByTestId('send').click();
-  await version(page, 2).waitFor({ timeout: 60000 });
+  await version(page, 2).waitFor({ state: 'attached', timeout: 60000 });
   await waitDone(page, 'iterate-breaks');
   assert.match(await version(page, 2).textContent(), /tests: 0 passed, 1 failed/);
   await version(page, 2).getByTestId('breaks-tests').waitFor();
@@ -253,8 +261,9 @@ test('a follow-up that breaks the tests is marked and rolled back with one click
   await shootPane(page, 'versions', 'iterate-8-breaks-tests');
 
   await rollBack.click();
-  await version(page, 3).waitFor({ timeout: 5000 });
+  await version(page, 3).waitFor({ state: 'attached', timeout: 5000 });
   assert.match(await version(page, 3).textContent(), /restore of version 1.*tests: 1 passed/);
+  await showTab(page, 'code');
   await page.getByTestId('files').getByRole('button', { name: 'add.js' }).click();
   assert.match(await page.getByTestId('viewer').textContent(), /a \+ b/, 'add.js is as version 1 had it');
   await context.close();

@@ -3,7 +3,7 @@
 // screenshot of each stage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
+import { showTab, useSiteAndLlm, openPage, screenshot, script, configure, requests, cspViolations } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 const env = useSiteAndLlm();
@@ -12,8 +12,9 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   const model = 'e2e-company-2048';
   await script(env.llm, model, companyTurns());
   const { page, context, problems } = await openPage(env.browser, env.site.url);
-  await page.getByRole('heading', { name: 'What it does' }).waitFor({ timeout: 15000 });
-  assert.match(await page.textContent('body'), /goes only from this browser to the provider you choose/);
+  await page.getByRole('heading', { name: 'What should the team build?' }).waitFor({ timeout: 15000 });
+  // The first card says, in one sentence, where the key goes.
+  assert.match(await page.getByTestId('first-card').textContent(), /Your key goes only from this browser to OpenAI; it stays in this tab's memory/);
   await screenshot(page, 'journey-1-first-visit');
 
   // The start button says why it cannot start yet.
@@ -45,7 +46,8 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.match(await page.getByTestId('cost').textContent(), /of \$3\.00/);
   await screenshot(page, 'journey-3-done');
 
-  // The PRD renders as markdown.
+  // The PRD renders as markdown (the Code tab shows the files).
+  await showTab(page, 'code');
   await page.getByRole('button', { name: 'docs/prd.md' }).click();
   await page.getByTestId('viewer').locator('h1').waitFor();
   assert.equal(await page.getByTestId('viewer').locator('h1').textContent(), '2048');
@@ -70,6 +72,17 @@ test('first visit, settings, idea, and the company builds a 2048 game', async ()
   assert.ok((await code.locator('span[class^="hljs-"]').count()) > 3, 'code has highlighted tokens');
   assert.equal(await code.locator(':not(span)').count(), 0, 'only spans inside the code');
   await screenshot(page, 'journey-6-code');
+
+  // The Docs tab: the documents rendered, the PRD first; the design with its diagrams.
+  await showTab(page, 'docs');
+  const doc = page.getByTestId('doc');
+  await doc.locator('h1').waitFor();
+  assert.equal(await doc.locator('h1').textContent(), '2048');
+  await page.getByTestId('docs').getByRole('button', { name: 'Design' }).click();
+  await doc.locator('figure.diagram svg').first().waitFor({ timeout: 15000 });
+  await screenshot(page, 'journey-7-docs');
+  await showTab(page, 'plan');
+  await screenshot(page, 'journey-8-plan');
   assert.deepEqual(await cspViolations(page), [], 'no Content-Security-Policy violation during the journey');
 
   // The key went to the provider, and only as the Authorization header.

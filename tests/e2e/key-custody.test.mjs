@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, openSettings, closeSettings, newSession, showSessions } from './harness.mjs';
 
 const env = useSiteAndLlm();
 
@@ -78,8 +78,13 @@ async function findEverywhere(page, needle) {
 
 /** Start a run of the assistant team for `model` with the key typed in. */
 async function run(page, model, { remember } = {}) {
+  await newSession(page);
   await configure(page, env.llm, model, { team: 'assistant', key: KEY });
-  if (remember !== undefined) await page.getByTestId('remember').setChecked(remember);
+  if (remember !== undefined) {
+    await openSettings(page);
+    await page.getByTestId('remember').setChecked(remember);
+    await closeSettings(page);
+  }
   await page.getByLabel('Your idea').fill('say hello');
   await page.getByTestId('start').click();
 }
@@ -100,12 +105,14 @@ test('unticking "remember" forgets the stored key at once; the field keeps it fo
   // Ticked: Start kept the key (so the searches below can find one).
   assert.deepEqual((await findEverywhere(page, KEY)).hits, ['localStorage:tabteam.key.v1']);
 
+  await openSettings(page);
   await page.getByTestId('remember').uncheck();
   assert.deepEqual((await findEverywhere(page, KEY)).hits, [], 'gone at once, before any Start or reload');
   assert.equal(await page.getByTestId('key').inputValue(), KEY, 'the field keeps the key for this tab');
   await screenshot(page, 'custody-1-unticked');
 
   await page.reload();
+  await openSettings(page);
   await page.getByTestId('remember').waitFor();
   assert.equal(await page.getByTestId('remember').isChecked(), false, 'the box stays unticked after a reload');
   assert.equal(await page.getByTestId('key').inputValue(), '', 'the key field is empty after a reload');
@@ -123,9 +130,12 @@ test('after tick, untick, reload and faults, the key is in no storage and no exp
   await script(env.llm, ok, [{ text: 'QUICK' }, { text: 'Remembered for a moment.' }]);
   await run(page, ok, { remember: true });
   await status(page, 'Done');
+  await openSettings(page);
   await page.getByTestId('remember').uncheck();
   await page.reload();
+  await openSettings(page);
   await page.getByTestId('remember').waitFor();
+  await closeSettings(page);
 
   // The key typed again (kept in memory only), then the provider's faults.
   // Busy faults carry `retry-after: 0` so their retries take no time here
@@ -147,6 +157,7 @@ test('after tick, untick, reload and faults, the key is in no storage and no exp
   await screenshot(page, 'custody-3-after-faults');
 
   // Every session the faults left behind, exported: none holds the key.
+  await showSessions(page);
   const rows = page.locator('[data-testid=session]');
   const count = await rows.count();
   assert.ok(count >= 4, `a session per run (${count})`);

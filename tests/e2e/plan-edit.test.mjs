@@ -3,7 +3,7 @@
 // and the leader is told when the team resumes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests, roleZeroAnswer } from './harness.mjs';
+import { showTab, useSiteAndLlm, openPage, screenshot, script, configure, requests, roleZeroAnswer } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 const env = useSiteAndLlm();
@@ -18,6 +18,7 @@ test('append a task and finish it on the plan board; the leader hears of it', as
   await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   await page.getByTestId('start').click();
+  await showTab(page, 'plan');
 
   // While the team works, the plan cannot be edited.
   const editor = page.getByTestId('plan-edit');

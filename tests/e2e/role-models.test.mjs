@@ -3,7 +3,7 @@
 // kept with the settings across a reload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, openSettings, closeSettings } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 const env = useSiteAndLlm();
@@ -18,6 +18,7 @@ test('the engineer calls his own model; the choice survives a reload', async () 
   await script(env.llm, big, [turns[alex]]);
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await configure(page, env.llm, model, { rounds: 20 });
+  await openSettings(page);
   await page.getByTestId('role-models').locator('summary').click();
   await page.getByTestId('role-model-Alex').fill(big);
   await page.getByTestId('role-model-Alex').dispatchEvent('change');
@@ -27,9 +28,10 @@ test('the engineer calls his own model; the choice survives a reload', async () 
     await page.getByTestId(id).fill(String(value));
     await page.getByTestId(id).dispatchEvent('change');
   }
+  await screenshot(page, 'role-models-1-settings');
+  await closeSettings(page);
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');
   assert.equal(await page.getByTestId('problems').textContent(), '');
-  await screenshot(page, 'role-models-1-settings');
   await page.getByTestId('start').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 30000 });
 
@@ -44,6 +46,7 @@ test('the engineer calls his own model; the choice survives a reload', async () 
 
   // Saved with the settings (the key is not, unless asked).
   await page.reload();
+  await openSettings(page);
   await page.getByTestId('role-models').locator('summary').click();
   assert.equal(await page.getByTestId('role-model-Alex').inputValue(), big);
   assert.equal(await page.getByTestId('role-price-in-Alex').inputValue(), '5');

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, enterKey, showSessions, showTab } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 import { IDEA, startRun as start, waitForStatus as waitOn, finalState, waitFor, referenceRun } from './company-run.mjs';
 
@@ -20,10 +20,10 @@ const waitForStatus = (page, pattern, timeout) => waitOn(page, pattern, { shot: 
 async function reloadAndResume(page, name) {
   await page.reload();
   await waitForStatus(page, 'Interrupted', 15000);
-  await page.locator('[data-testid=session][data-status=interrupted]').first().waitFor();
+  await page.locator('[data-testid=session][data-status=interrupted]').first().waitFor({ state: 'attached' });
   await screenshot(page, `sessions-${name}-interrupted`);
   // The key was not remembered (the default): the person types it again.
-  await page.getByTestId('key').fill('sk-e2e-test-key');
+  await enterKey(page, 'sk-e2e-test-key');
   await page.getByTestId('resume').click();
 }
 
@@ -76,7 +76,7 @@ test('reloaded after the first message, the run carries on', async () => {
   // Turn 0 (the quick classification of the idea) hangs until the reload.
   await interruptedRun('first-message', 0, async (page) => {
     await page.locator('[data-testid=conversation]').getByText(IDEA).waitFor();
-    await page.locator('[data-testid=session][data-status=running]').first().waitFor();
+    await page.locator('[data-testid=session][data-status=running]').first().waitFor({ state: 'attached' });
   }, { delay_ms: 20000 });
 });
 
@@ -90,7 +90,7 @@ test('reloaded during a stream, the partial answer shows as abandoned and the ca
 
 test('reloaded after the plan is made, the plan is kept', async () => {
   await interruptedRun('after-plan', 2, async (page) => {
-    await page.locator('[data-testid=plan] li').first().waitFor({ timeout: 15000 });
+    await page.locator('[data-testid=plan] li').first().waitFor({ state: 'attached', timeout: 15000 });
   }, { delay_ms: 20000 });
 });
 
@@ -130,7 +130,8 @@ test('export, delete and import give the same session back; rename and duplicate
   const before = await finalState(page);
   const row = page.locator('[data-testid=session]').filter({ hasText: IDEA }).first();
 
-  // Rename (the browser's prompt) and duplicate.
+  // Rename (the browser's prompt) and duplicate, in the top bar's switcher.
+  await showSessions(page);
   page.once('dialog', (d) => d.accept('My 2048'));
   await row.getByTestId('session-rename').click();
   const renamed = page.locator('[data-testid=session]').filter({ hasText: 'My 2048' }).filter({ hasNotText: 'copy' });
@@ -145,7 +146,9 @@ test('export, delete and import give the same session back; rename and duplicate
   assert.ok(!json.includes('sk-e2e-test-key'), 'the export holds no key');
   assert.match(download.suggestedFilename(), /^my-2048\.tabteam\.json$/);
 
-  // Zip of the project files.
+  // Zip of the project files, in the Code tab.
+  await showSessions(page, false);
+  await showTab(page, 'code');
   const [zip] = await Promise.all([page.waitForEvent('download'), page.getByTestId('zip').click()]);
   assert.match(zip.suggestedFilename(), /\.zip$/);
   const bytes = readFileSync(await zip.path());
@@ -153,6 +156,7 @@ test('export, delete and import give the same session back; rename and duplicate
   assert.ok(bytes.includes(Buffer.from('docs/prd.md')) && bytes.includes(Buffer.from('game.js')));
 
   // Delete, then import.
+  await showSessions(page);
   page.once('dialog', (d) => d.accept());
   await renamed.getByTestId('session-delete').click();
   await renamed.waitFor({ state: 'detached' });
