@@ -120,7 +120,12 @@ impl Environment {
                 Ok(Some(m)) => report.responses.push(m),
                 Ok(None) => {}
                 Err(e) => {
-                    world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error: e.to_string() });
+                    let error = e.to_string();
+                    // Kept with the session: a reopened one shows it too.
+                    if let Ok(mut project) = world.project.try_borrow_mut() {
+                        project.shown_error(world.ids.borrow().peek(), name, &error);
+                    }
+                    world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error });
                     report.failures.push((name.to_string(), e));
                 }
             }

@@ -72,9 +72,15 @@ mod tests {
                 fill_failure(NodeParseError::Invalid(vec![Problem::Missing { key: "Requirement Pool".into(), similar: None }])),
             ),
             row("no plan", RoleError::Plan("no valid plan after 3 answers; last error: task 2 depends on unknown task 9".into())),
+            row("model answers outside the command format", RoleError::OffFormat { answers: 4 }),
             row("storage full", RoleError::Storage(StoreError::QuotaExceeded.to_string())),
             row("storage: session open elsewhere", RoleError::Storage(StoreError::Locked { by: "tab 3".into() }.to_string())),
             row("storage: write failed", RoleError::Storage(StoreError::Other("the transaction was aborted".into()).to_string())),
+            row("storage: none in this browser", RoleError::Storage(StoreError::Unavailable("IndexedDB is missing".into()).to_string())),
+            row("storage: an older tabteam holds the database", RoleError::Storage(StoreError::Blocked.to_string())),
+            row("storage: session deleted elsewhere", RoleError::Storage(StoreError::NotFound("s-17".into()).to_string())),
+            row("storage: unreadable data", RoleError::Storage(StoreError::Corrupt("a saved record: expected value".into()).to_string())),
+            row("storage: saved by a newer tabteam", RoleError::Storage(StoreError::TooNew { found: 4, supported: 3 }.to_string())),
         ];
         expect![[r#"
             bad key (401)
@@ -165,17 +171,41 @@ mod tests {
               bubble: The plan could not be made: no valid plan after 3 answers; last error: task 2 depends on unknown task 9. Resume to try again, or choose a stronger model in Settings first.
               status: Paused after an error. Alice: The plan could not be made: no valid plan after 3 answers; last error: task 2 depends on unknown task 9. Resume to try again, or choose a stronger model in Settings first. Nothing was lost.
 
+            model answers outside the command format
+              bubble: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again.
+              status: Paused after an error. Alice: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again. Nothing was lost.
+
             storage full
-              bubble: the browser's storage for this site is full: nothing of the last change was saved and the run is paused; delete or export old sessions to free space, then continue
-              status: Paused after an error. Alice: the browser's storage for this site is full: nothing of the last change was saved and the run is paused; delete or export old sessions to free space, then continue. Nothing was lost.
+              bubble: The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.
+              status: Paused after an error. Alice: The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume. Nothing was lost.
 
             storage: session open elsewhere
-              bubble: this session is open in another tab (tab 3); close it there, or wait a moment for that tab's lease to run out
-              status: Paused after an error. Alice: this session is open in another tab (tab 3); close it there, or wait a moment for that tab's lease to run out. Nothing was lost.
+              bubble: This session is open in another tab (tab 3). Close it there, or wait a moment for that tab's hold on it to run out, then Resume.
+              status: Paused after an error. Alice: This session is open in another tab (tab 3). Close it there, or wait a moment for that tab's hold on it to run out, then Resume. Nothing was lost.
 
             storage: write failed
-              bubble: saving failed: the transaction was aborted
-              status: Paused after an error. Alice: saving failed: the transaction was aborted. Nothing was lost.
+              bubble: Saving failed (the transaction was aborted), so the last change was not saved and the run is paused. Resume to try again; if it keeps failing, export the session to keep it.
+              status: Paused after an error. Alice: Saving failed (the transaction was aborted), so the last change was not saved and the run is paused. Resume to try again; if it keeps failing, export the session to keep it. Nothing was lost.
+
+            storage: none in this browser
+              bubble: Saving is not possible in this browser (IndexedDB is missing); in a private window IndexedDB may be switched off. The team can still run, but nothing will survive a reload: keep this tab open until you have what you need.
+              status: Paused after an error. Alice: Saving is not possible in this browser (IndexedDB is missing); in a private window IndexedDB may be switched off. The team can still run, but nothing will survive a reload: keep this tab open until you have what you need. Nothing was lost.
+
+            storage: an older tabteam holds the database
+              bubble: Another tab with an older tabteam keeps the database open, so it cannot be upgraded. Close the other tabteam tabs, then reload this one.
+              status: Paused after an error. Alice: Another tab with an older tabteam keeps the database open, so it cannot be upgraded. Close the other tabteam tabs, then reload this one. Nothing was lost.
+
+            storage: session deleted elsewhere
+              bubble: There is no session "s-17" (it may have been deleted in another tab). Choose another one in the Sessions list.
+              status: Paused after an error. Alice: There is no session "s-17" (it may have been deleted in another tab). Choose another one in the Sessions list. Nothing was lost.
+
+            storage: unreadable data
+              bubble: Saved data could not be read (a saved record: expected value). Open another session or start a new one; export this one first if you want to keep what can be read.
+              status: Paused after an error. Alice: Saved data could not be read (a saved record: expected value). Open another session or start a new one; export this one first if you want to keep what can be read. Nothing was lost.
+
+            storage: saved by a newer tabteam
+              bubble: This data was saved by a newer tabteam (schema 4; this one reads up to 3). Reload the page to get the newer tabteam, then open it again.
+              status: Paused after an error. Alice: This data was saved by a newer tabteam (schema 4; this one reads up to 3). Reload the page to get the newer tabteam, then open it again. Nothing was lost.
         "#]].assert_eq(&rows.join("\n"));
     }
 

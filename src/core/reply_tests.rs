@@ -144,10 +144,13 @@ cross_test! {
         assert_eq!(whole.ledger, streamed.ledger);
         assert_eq!(whole.events, streamed.events);
         assert_eq!(whole.stops, streamed.stops);
-        // The run went where the turns say: two failures, then done.
-        // The run went where the turns say: two failures, each resumed (the
-        // first answer replayed from the journal, not asked again), then idle.
-        assert_eq!(whole.stops, vec![StopReason::Idle; 4]);
+        // The run went where the turns say: two failures, each pausing the
+        // run (the other role had nothing to do), each resumed by the next
+        // run (the first answer replayed from the journal, not asked again),
+        // then idle.
+        let failed = |role: &str| matches!(whole.stops.iter().find(|s| matches!(s, StopReason::Failed { errors } if errors[0].0 == role)), Some(_));
+        assert!(failed("Alice") && failed("Bob"), "{:?}", whole.stops);
+        assert_eq!(whole.stops[2..], [StopReason::Idle, StopReason::Idle]);
         assert_eq!(whole.events.iter().filter(|e| e.starts_with("RoleFailed")).count(), 2);
         assert_eq!(whole.requests.len(), 9);
         assert_eq!(whole.ledger.total().calls, 7);

@@ -63,6 +63,13 @@ pub enum RoleError {
     /// The checkpoint before a call could not be kept (the call is not made).
     #[error("{0}")]
     Storage(String),
+    /// The model keeps answering outside the command format (plain text,
+    /// say): asking again did not help, so the team pauses for the person.
+    #[error(
+        "The model's answers are not in the format the team needs: {answers} answers in a row. \
+         Try a stronger model in Settings, or see its last answer; Resume asks it again."
+    )]
+    OffFormat { answers: u32 },
 }
 
 /// `text` without its closing full stop, for a sentence that goes on.

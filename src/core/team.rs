@@ -4,7 +4,8 @@
 //! It stops early and cleanly when every role is idle, when the budget would
 //! be overrun by the next call (checked before every call, not only between
 //! rounds as MetaGPT does), when a model has no price, when the user stops
-//! it, or when every role that ran failed. In each case nothing is lost: a
+//! it, or when every role that ran failed (or failed while the others have
+//! nothing left to do). In each case nothing is lost: a
 //! role whose reaction was cut short continues it on the next `run`.
 
 use std::cell::RefCell;
@@ -127,7 +128,7 @@ impl Team {
             let report = self.env.run_round().await;
             outcome.rounds_run += 1;
             events.emit(TeamEvent::RoundFinished { round: self.round });
-            let stop = stop_after(&report);
+            let stop = stop_after(&report).or_else(|| self.only_failed_left(&report));
             for (name, e) in report.failures {
                 outcome.failures.push((self.round, name, e));
             }
@@ -144,6 +145,22 @@ impl Team {
     }
 }
 
+impl Team {
+    /// A round where a role failed and every other role is now idle ends
+    /// the run: the next round would only make the failed call again at
+    /// once (the same bubble twice, a round counted for nothing). A role
+    /// that failed while others still work is tried again beside them.
+    fn only_failed_left(&self, report: &RoundReport) -> Option<StopReason> {
+        if report.failures.is_empty() {
+            return None;
+        }
+        let post = self.env.world.post.borrow();
+        let failed = |name: &str| report.failures.iter().any(|(n, _)| n == name);
+        let others_idle = self.env.roles().iter().all(|r| failed(r.name()) || r.is_idle(&post));
+        others_idle.then(|| StopReason::Failed { errors: report.failures.iter().map(|(n, e)| (n.clone(), e.to_string())).collect() })
+    }
+}
+
 /// Whether a round's failures end the run, and why.
 fn stop_after(report: &RoundReport) -> Option<StopReason> {
     for (name, e) in &report.failures {
@@ -152,6 +169,8 @@ fn stop_after(report: &RoundReport) -> Option<StopReason> {
             RoleError::Storage(message) => {
                 return Some(StopReason::Failed { errors: vec![(name.clone(), message.clone())] })
             }
+            // Only the person can change the model: pause at once.
+            RoleError::OffFormat { .. } => return Some(StopReason::Failed { errors: vec![(name.clone(), e.to_string())] }),
             RoleError::Budget(BudgetError::Exhausted { spent, budget }) => {
                 return Some(StopReason::BudgetExhausted { spent: *spent, budget: *budget })
             }

@@ -6,8 +6,11 @@
 //! history, and each RoleZero keeps its answers (thoughts and commands) in
 //! its memory; message ids are given out in order, so merging both by id
 //! gives the order they happened in. Replies to the user and questions are
-//! the `reply_to_human` / `ask_human` commands in those answers. What is not
-//! rebuilt: answers of roles that keep no answers in memory (the fixed-SOP
+//! the `reply_to_human` / `ask_human` commands in those answers. Answers
+//! shown but not acted on (a repeat the model was asked to redo, a broken
+//! answer it repaired) are kept as such and shown without their commands;
+//! the error bubbles come from the session's `ProjectLog::errors`, each
+//! after the message it followed. What is not rebuilt: answers of roles that keep no answers in memory (the fixed-SOP
 //! company's documents show as its published messages) and the streaming
 //! text of a call the reload cut off (it was not finished: it is made again).
 
@@ -19,7 +22,7 @@ use serde_json::Value;
 use super::events::{StopReason, TeamEvent};
 use super::message::{Message, MessageId, MsgRole};
 use super::rolezero::{parse_commands, ParseOutcome};
-use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
+use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPEAT_NOTE, REPLY_TO_HUMAN, SHOWN_ONLY};
 use super::snapshot::TeamSnapshot;
 use super::view::{split_commands, EntryKind, RunState, RunView};
 
@@ -37,7 +40,11 @@ impl RunView {
         answers.extend(snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()));
         by_id.extend(snapshot.messages.iter().map(|m| (m.id, m)));
         let mut shown: BTreeSet<MessageId> = BTreeSet::new();
+        let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
+            while let Some(error) = errors.next_if(|e| e.after < id.0) {
+                view.push(&error.role, EntryKind::Error, error.text.clone());
+            }
             if shown.contains(&id) {
                 continue;
             }
@@ -56,7 +63,14 @@ impl RunView {
                         view.show_published(m);
                     }
                 });
+            } else if answers.contains(&id) && message.cause_by.as_str() == SHOWN_ONLY {
+                let (thoughts, folded) = split_commands(&message.content);
+                let i = view.push(&message.sent_from, EntryKind::Answer, thoughts);
+                view.entries[i].commands = folded;
             }
+        }
+        for error in errors {
+            view.push(&error.role, EntryKind::Error, error.text.clone());
         }
         for entry in snapshot.ledger.entries() {
             view.count_cost(entry);
@@ -73,9 +87,13 @@ impl RunView {
     /// A kept answer: its thoughts with the commands folded, then the
     /// replies and questions its commands carried.
     fn restore_answer(&mut self, role: &str, content: &str, mut next_published: impl FnMut(&mut Self)) {
-        let (thoughts, folded) = split_commands(content);
-        let i = self.push(role, EntryKind::Answer, thoughts);
-        self.entries[i].commands = folded;
+        // The duplicate guard's closing answer is the role's own: the live
+        // conversation showed only the question it carries.
+        if !content.starts_with(REPEAT_NOTE) {
+            let (thoughts, folded) = split_commands(content);
+            let i = self.push(role, EntryKind::Answer, thoughts);
+            self.entries[i].commands = folded;
+        }
         let ParseOutcome::Parsed { commands, .. } = parse_commands(content) else { return };
         for command in commands {
             let text = |key: &str| command.args.get(key).and_then(Value::as_str).unwrap_or_default().to_string();

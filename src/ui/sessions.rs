@@ -92,7 +92,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
             watch_saves(shared, &runner);
             if let Err(e) = kept {
                 // Nothing is lost yet: say so and do not start.
-                shared.storage_note.set(Some(format!("The run was not started: {e}")));
+                shared.storage_note.set(Some(format!("The run was not started. {e}")));
                 shared.running.set(false);
                 return;
             }

@@ -316,11 +316,13 @@ cross_test! {
         let mut team = company(&llm, 10.0);
         team.run_project(IDEA);
         let outcome = team.run(10).await;
-        assert_eq!(outcome.stop, StopReason::Idle);
         let [(_, who, RoleError::Llm(LlmError::Network { .. }))] = outcome.failures.as_slice() else {
             panic!("one network failure: {:?}", outcome.failures);
         };
         assert_eq!(who, "Alex");
+        // The failure pauses the run (nobody else has work); Resume goes on.
+        assert!(matches!(outcome.stop, StopReason::Failed { .. }), "{:?}", outcome.stop);
+        assert_eq!(team.run(10).await.stop, StopReason::Idle);
         // index.html's answer came from the journal: one call per turn, none repeated.
         assert_eq!(llm.remaining(), 0);
         let code_prompts: Vec<bool> =

@@ -187,6 +187,67 @@ cross_test! {
     }
 }
 
+cross_test! {
+    /// A model that answers plain text (no command list): after the repair
+    /// note and the duplicate guard, the team pauses with a diagnosis (no
+    /// question to the person); a reopened session shows exactly what the
+    /// live one showed, error included, and Resume asks the model again.
+    async fn a_model_that_answers_plain_text_pauses_with_a_diagnosis_and_reopens_the_same() {
+        use crate::core::view::{EntryKind, RunView};
+        const PLAIN: &str = "Sure! I will build a 2048 game for you in HTML and JavaScript.";
+        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
+        let sink = view.clone();
+        let llm = ScriptedLlm::from_texts(MODEL, ["TASK", PLAIN, PLAIN, PLAIN, PLAIN]);
+        let events = EventSink::new(move |e| sink.borrow_mut().apply(e));
+        let mut team = priced_mgx_with(&llm, events.clone());
+        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        team.run_project("a 2048 game in HTML/JS");
+        let outcome = team.run(30).await;
+
+        let diagnosis = "The model's answers are not in the format the team needs: 4 answers in a row. \
+                         Try a stronger model in Settings, or see its last answer; Resume asks it again.";
+        assert_eq!(outcome.stop, StopReason::Failed { errors: vec![(LEADER.into(), diagnosis.into())] });
+        assert_eq!((llm.calls(), team.round), (5, 1), "four answers, in one round");
+        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>)> {
+            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone())).collect()
+        };
+        let live = view.borrow().clone();
+        let mut expected = vec![("You".to_string(), EntryKind::User, "a 2048 game in HTML/JS".to_string(), None)];
+        expected.extend((0..4).map(|_| (LEADER.to_string(), EntryKind::Answer, PLAIN.to_string(), None)));
+        expected.push((LEADER.into(), EntryKind::Error, diagnosis.into(), None));
+        assert_eq!(lines(&live), expected, "no question to the person");
+        assert!(live.open_questions().is_empty());
+        let reopened = RunView::restored(&team.snapshot(), outcome.stop.clone());
+        assert_eq!(lines(&reopened), lines(&live));
+        assert_eq!((&reopened.state, reopened.round), (&live.state, live.round));
+        // The model's history keeps each answer once: the repeats it was
+        // asked to redo are shown to the person, not fed back to it.
+        let last = llm.requests().pop().unwrap();
+        let shown = last.messages.iter().filter(|m| m.content.contains(PLAIN)).count();
+        assert_eq!(shown, 2, "the answers acted on (parsed, refused), not the repeats");
+
+        // Resume: the same model, one more answer, paused again at once
+        // (the count goes on); then a model that follows the format goes on.
+        let mut team = {
+            let mut again = priced_mgx_with(&llm, events.clone());
+            again.env.world.human = Rc::new(crate::core::human::HumanDesk::new(again.env.world.events.clone()));
+            again.restore(team.snapshot()).unwrap();
+            again
+        };
+        *view.borrow_mut() = RunView::restored(&team.snapshot(), outcome.stop.clone());
+        llm.push(crate::core::llm::scripted::Turn::text(PLAIN));
+        let outcome = team.run(30).await;
+        assert!(matches!(&outcome.stop, StopReason::Failed { errors } if errors[0].1.contains("5 answers in a row")), "{:?}", outcome.stop);
+        assert_eq!((llm.calls(), team.round), (6, 2), "one call, one round");
+        let live = view.borrow().clone();
+        assert_eq!(lines(&RunView::restored(&team.snapshot(), outcome.stop.clone())), lines(&live));
+        llm.push(crate::core::llm::scripted::Turn::text(answer("Building it myself is not my job; done for now.", json!([end()]))));
+        llm.push(crate::core::llm::scripted::Turn::text("Nothing was built yet."));
+        let outcome = team.run(30).await;
+        assert_eq!(outcome.stop, StopReason::Idle, "{:?}", outcome.failures);
+    }
+}
+
 const BUGGY_JS: &str = "export function merge(row) { return row.filter(Boolean); }\n";
 const FIXED_JS: &str = "export function merge(row) { const v = row.filter(Boolean); for (let i = 0; i + 1 < v.length; i++) if (v[i] === v[i + 1]) { v[i] *= 2; v.splice(i + 1, 1); } return v; }\n";
 const MERGE_TEST: &str = "import { merge } from '../game.js';\ntest('merges equal tiles', () => expect(merge([2, 2, 0, 0])).toEqual([4]));\n";

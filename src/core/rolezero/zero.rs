@@ -52,6 +52,17 @@ pub const REPLY_TO_HUMAN: &str = "RoleZero.reply_to_human";
 pub const PUBLISH_TEAM_MESSAGE: &str = "TeamLeader.publish_team_message";
 /// How many recent answers the duplicate guard compares against.
 const DUPLICATE_WINDOW: usize = 10;
+/// The `cause_by` of an answer shown to the person but not acted on (a
+/// repeat the model was asked to redo, a broken answer it was asked to
+/// repair): kept so a reopened session shows what the live one showed,
+/// left out of the model's history and of the duplicate guard's count.
+pub const SHOWN_ONLY: &str = "RoleZero.shown_only";
+/// How the duplicate guard's closing answer opens (it is the role's, not
+/// the model's: the conversation does not show it as an answer).
+pub const REPEAT_NOTE: &str = "I keep giving the same answer; I will stop repeating it.";
+/// Answers in a row outside the command format after which the team
+/// pauses with a diagnosis instead of asking the model again.
+pub const OFF_FORMAT_LIMIT: u32 = 4;
 /// Experiences below this BM25 score are not offered as examples.
 const MIN_EXPERIENCE_SCORE: f64 = 1.0;
 
@@ -141,6 +152,13 @@ pub struct ZeroProgress {
     pub ended: bool,
     /// The reaction's response so far.
     pub response: Option<String>,
+    /// The model's answers in a row that were not in the command format.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub off_format: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The RoleZero reactor: a command registry and a config.
@@ -261,11 +279,11 @@ impl Reactor for RoleZero {
                 match p.step.clone() {
                     Step::Think => {
                         self.observe_more(role, world);
-                        let answer = self.think(role, world).await?;
+                        let answer = self.think(role, world, &mut p).await?;
                         p.step = Step::Act { answer };
                     }
                     Step::Act { answer } => {
-                        p.step = self.parse(role, world, answer).await?;
+                        p.step = self.parse(role, world, answer, &mut p).await?;
                         if p.step == Step::Think {
                             p.actions_taken += 1;
                         }
@@ -346,7 +364,7 @@ impl RoleZero {
     /// then this role's own), the history (append-only), and last the one
     /// turn that changes from call to call (the example from experience,
     /// the plan, the current task, the rules).
-    async fn think(&self, role: &mut Role, world: &World) -> Result<String, RoleError> {
+    async fn think(&self, role: &mut Role, world: &World, p: &mut ZeroProgress) -> Result<String, RoleError> {
         let system = self.system_prompt(role, world);
         let plan = role.state.plan.borrow();
         let mut command = COMMAND
@@ -364,13 +382,22 @@ impl RoleZero {
         request.push(ChatMessage::user(command));
         let gate = role.gate_for(world);
         let answer = gate.ask(request.clone()).await?;
-        self.guard_duplicates(role, world, request, answer).await
+        self.guard_duplicates(role, world, request, answer, p).await
     }
 
     /// The same answer again means the model is going in circles: ask once
-    /// more; on the third repeat end (if it keeps finishing a task) or ask
-    /// the human for guidance.
-    async fn guard_duplicates(&self, role: &Role, world: &World, request: Vec<ChatMessage>, answer: String) -> Result<String, RoleError> {
+    /// more; on the third repeat end (if it keeps finishing a task), pause
+    /// with a diagnosis (if it keeps answering outside the command format:
+    /// the person can choose a stronger model), or ask the human for
+    /// guidance.
+    async fn guard_duplicates(
+        &self,
+        role: &mut Role,
+        world: &World,
+        request: Vec<ChatMessage>,
+        answer: String,
+        p: &mut ZeroProgress,
+    ) -> Result<String, RoleError> {
         let recent: Vec<&str> = role
             .state
             .memory
@@ -378,12 +405,21 @@ impl RoleZero {
             .iter()
             .rev()
             .take(DUPLICATE_WINDOW)
-            .filter(|m| m.sent_from == role.spec.name)
+            .filter(|m| m.sent_from == role.spec.name && m.cause_by.as_str() != SHOWN_ONLY)
             .map(|m| m.content.as_str())
             .collect();
         let repeats = recent.iter().filter(|r| **r == answer).count();
         if repeats == 0 || answer.contains("\"command_name\": \"end\"") {
             return Ok(answer);
+        }
+        let off_format = !matches!(parse_commands(&answer), ParseOutcome::Parsed { .. });
+        // Shown while it streamed; not acted on.
+        self.remember(role, world, &answer, MsgRole::Assistant, SHOWN_ONLY);
+        if off_format {
+            p.off_format += 1;
+        }
+        if repeats >= 2 && off_format {
+            return Err(self.off_format_pause(role, p, 1));
         }
         if repeats >= 2 {
             let command = if answer.contains("Plan.finish_current_task") {
@@ -394,7 +430,7 @@ impl RoleZero {
                     serde_json::json!({"question": "I seem to be repeating myself and cannot make progress. How should I go on?"}),
                 )
             };
-            return Ok(format!("I keep giving the same answer; I will stop repeating it.\n{}", Command::render_block(&[command])));
+            return Ok(format!("{REPEAT_NOTE}\n{}", Command::render_block(&[command])));
         }
         let mut request = request;
         request.push(ChatMessage::assistant(answer));
@@ -402,17 +438,34 @@ impl RoleZero {
         role.gate_for(world).ask(request).await
     }
 
+    /// The team pauses: the model's answers are not in the format the
+    /// loop needs, and asking again has not helped. Resume asks for a new
+    /// answer: the step's `calls` leave the reaction's journal, or a
+    /// resumed reaction would replay the refused answer instead of asking
+    /// (the count goes on: the diagnosis stays true).
+    fn off_format_pause(&self, role: &mut Role, p: &mut ZeroProgress, calls: usize) -> RoleError {
+        role.state.journal.borrow_mut().forget_last(calls);
+        p.step = Step::Think;
+        save(role, p);
+        RoleError::OffFormat { answers: p.off_format }
+    }
+
     /// Parse an answer (with one repair round by the model if needed); the
     /// next step is running the commands, or thinking again with the error.
-    async fn parse(&self, role: &mut Role, world: &World, answer: String) -> Result<Step, RoleError> {
+    async fn parse(&self, role: &mut Role, world: &World, answer: String, p: &mut ZeroProgress) -> Result<Step, RoleError> {
         let mut answer = answer;
         let mut outcome = parse_commands(&answer);
+        let repaired = matches!(outcome, ParseOutcome::NeedsLlmRepair { .. });
         if let ParseOutcome::NeedsLlmRepair { text, error } = &outcome {
             let repaired = role.gate_for(world).aask("", &repair_prompt(text, error)).await?;
+            // The broken answer was shown as it streamed: keep it for the
+            // conversation of a reopened session, not for the model.
+            self.remember(role, world, &answer, MsgRole::Assistant, SHOWN_ONLY);
             outcome = parse_commands(&repaired).without_llm_repair();
             answer = repaired;
         }
         self.remember(role, world, &answer, MsgRole::Assistant, "RoleZero");
+        p.off_format = if matches!(outcome, ParseOutcome::Parsed { .. }) { 0 } else { p.off_format + 1 };
         match outcome {
             ParseOutcome::Parsed { commands, mut notes } => {
                 let cut = cut_after_exclusive(commands, |name| self.registry.is_exclusive(name));
@@ -422,6 +475,9 @@ impl RoleZero {
             }
             ParseOutcome::Invalid(error) | ParseOutcome::NeedsLlmRepair { error, .. } => {
                 self.remember(role, world, &error, MsgRole::User, RUN_COMMAND);
+                if p.off_format >= OFF_FORMAT_LIMIT {
+                    return Err(self.off_format_pause(role, p, 1 + usize::from(repaired)));
+                }
                 Ok(Step::Think)
             }
         }
@@ -581,6 +637,7 @@ impl RoleZero {
             .memory
             .get(self.config.memory_k)
             .iter()
+            .filter(|m| m.cause_by.as_str() != SHOWN_ONLY)
             .map(|m| {
                 if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
                     ChatMessage::assistant(m.content.clone())

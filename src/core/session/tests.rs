@@ -15,6 +15,9 @@ use crate::core::mgx::ENGINEER;
 use crate::core::sandbox::{Outcome as TestOutcome, TestResult};
 use crate::core::versions::RequestKind;
 use crate::cross_test;
+use crate::core::events::TeamEvent;
+use crate::core::llm::scripted::Turn;
+use crate::core::llm::LlmError;
 
 const MODEL: &str = "scripted";
 const IDEA: &str = "a 2048 game in HTML/JS";
@@ -447,6 +450,38 @@ cross_test! {
             }
             assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
 
+        }
+    }
+}
+
+cross_test! {
+    /// A fault the next call would meet again (a rejected key) pauses the
+    /// run in the round it happened: one round, one call, one error per
+    /// run, for every kind of team, before and after a reopen (the round
+    /// counter used to move by two: a second round only repeated the call).
+    async fn a_run_that_meets_a_fault_takes_one_round_and_one_call() {
+        for kind in TeamKind::ALL {
+            let bad_key = || Turn::Fail(LlmError::BadKey { message: "no".into() });
+            let llm = ScriptedLlm::new(MODEL, [bad_key(), bad_key(), bad_key()]);
+            let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+            let log = seen.clone();
+            let sink = EventSink::new(move |e| match e {
+                TeamEvent::RoundStarted { round } => log.borrow_mut().push(format!("round {round}")),
+                TeamEvent::LlmStarted { .. } => log.borrow_mut().push("call".into()),
+                TeamEvent::RoleFailed { .. } => log.borrow_mut().push("error".into()),
+                TeamEvent::Stopped { .. } => log.borrow_mut().push("paused".into()),
+                _ => {}
+            });
+            let s = Session::new(&settings(kind), Models::Given(Rc::new(llm.clone())), sink.clone());
+            s.send(IDEA).unwrap();
+            s.run().await.unwrap();
+            s.run().await.unwrap();
+            let reopened = Session::new(&settings(kind), Models::Given(Rc::new(llm.clone())), sink);
+            reopened.restore(s.team().borrow().snapshot()).unwrap();
+            let end = reopened.run().await.unwrap();
+            assert!(matches!(end.outcome.stop, StopReason::Failed { .. }), "{kind:?}: {:?}", end.outcome.stop);
+            let expected: Vec<String> = (1..=3).flat_map(|r| [format!("round {r}"), "call".into(), "error".into(), "paused".into()]).collect();
+            assert_eq!(*seen.borrow(), expected, "{kind:?}");
         }
     }
 }

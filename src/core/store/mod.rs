@@ -65,21 +65,21 @@ pub type StoreFuture<'a, T> = LocalBoxFuture<'a, Result<T, StoreError>>;
 /// the person in front of the tab: the runner pauses and shows it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoreError {
-    #[error("saving is not possible in this browser ({0}); in a private window IndexedDB may be switched off: the team can run, but nothing will survive a reload")]
+    #[error("Saving is not possible in this browser ({0}); in a private window IndexedDB may be switched off. The team can still run, but nothing will survive a reload: keep this tab open until you have what you need.")]
     Unavailable(String),
-    #[error("the browser's storage for this site is full: nothing of the last change was saved and the run is paused; delete or export old sessions to free space, then continue")]
+    #[error("The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.")]
     QuotaExceeded,
-    #[error("another tab with an older tabteam keeps the database open, so it cannot be upgraded: close the other tabteam tabs and reload this one")]
+    #[error("Another tab with an older tabteam keeps the database open, so it cannot be upgraded. Close the other tabteam tabs, then reload this one.")]
     Blocked,
-    #[error("this session is open in another tab ({by}); close it there, or wait a moment for that tab's lease to run out")]
+    #[error("This session is open in another tab ({by}). Close it there, or wait a moment for that tab's hold on it to run out, then Resume.")]
     Locked { by: String },
-    #[error("there is no session \"{0}\" (it may have been deleted in another tab)")]
+    #[error("There is no session \"{0}\" (it may have been deleted in another tab). Choose another one in the Sessions list.")]
     NotFound(String),
-    #[error("saved data could not be read: {0}")]
+    #[error("Saved data could not be read ({0}). Open another session or start a new one; export this one first if you want to keep what can be read.")]
     Corrupt(String),
-    #[error("this data was saved by a newer tabteam (schema {found}; this one reads up to {supported}): update tabteam (reload) to open it")]
+    #[error("This data was saved by a newer tabteam (schema {found}; this one reads up to {supported}). Reload the page to get the newer tabteam, then open it again.")]
     TooNew { found: u32, supported: u32 },
-    #[error("saving failed: {0}")]
+    #[error("Saving failed ({0}), so the last change was not saved and the run is paused. Resume to try again; if it keeps failing, export the session to keep it.")]
     Other(String),
 }
 

@@ -203,7 +203,7 @@ fn export_migrations() {
 fn errors_read_as_sentences() {
     let cases = [
         (StoreError::QuotaExceeded, "storage for this site is full"),
-        (StoreError::Blocked, "close the other tabteam tabs"),
+        (StoreError::Blocked, "Close the other tabteam tabs"),
         (StoreError::Locked { by: "tab-9".into() }, "open in another tab (tab-9)"),
         (StoreError::Unavailable("no indexedDB".into()), "private window"),
         (StoreError::TooNew { found: 3, supported: 2 }, "schema 3; this one reads up to 2"),

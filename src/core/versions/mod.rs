@@ -59,6 +59,33 @@ pub struct ProjectLog {
     /// (an error, the budget, the person's Stop) instead of guessing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_stop: Option<crate::core::events::StopReason>,
+    /// The errors the conversation showed (the last [`SHOWN_ERRORS`]), so a
+    /// reopened session shows them where they were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ShownError>,
+}
+
+/// How many errors a session keeps for its conversation: enough for every
+/// pause a person would scroll back to, small enough for every checkpoint.
+pub const SHOWN_ERRORS: usize = 50;
+
+/// An error bubble of the conversation: who failed, the text the person
+/// saw, and the last message id given out before it (its place).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownError {
+    pub after: u64,
+    pub role: String,
+    pub text: String,
+}
+
+impl ProjectLog {
+    /// Keep an error the conversation shows, after message `after`.
+    pub fn shown_error(&mut self, after: u64, role: &str, text: &str) {
+        if self.errors.len() >= SHOWN_ERRORS {
+            self.errors.remove(0);
+        }
+        self.errors.push(ShownError { after, role: role.to_owned(), text: text.to_owned() });
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
