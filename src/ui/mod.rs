@@ -9,6 +9,7 @@
 
 mod lazy;
 mod preview;
+mod progressive;
 mod plan_edit;
 mod replay;
 mod role_models;
