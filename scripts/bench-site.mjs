@@ -9,10 +9,20 @@
 //    (the local LLM server paces each answer: 4 characters, about one
 //    token, every 20 ms): every main-thread task over 50 ms, from Chromium's
 //    long-task PerformanceObserver, during the whole run.
+// 3. A long session (issue #21): a saved session of LONG_MESSAGES messages
+//    (the scripted company run's export, its history repeated with new ids,
+//    imported through the sessions card), opened, then its conversation
+//    scrolled from top to bottom a screen at a time: every main-thread task
+//    over 50 ms, from the same observer.
 // Goals (issue 7): first render ≤ 300 ms; no task over 50 ms.
 import { startSiteAndLlm, openPage, script, configure, screenshot } from '../tests/e2e/harness.mjs';
+import { startRun, waitForStatus } from '../tests/e2e/company-run.mjs';
+import { companyTurns } from '../tests/e2e/scripts/company-2048.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 7);
+const LONG_MESSAGES = Number(process.env.BENCH_LONG_MESSAGES || 2000);
+// BENCH_ONLY=long: only the long session (3), for working on it.
+const ONLY_LONG = process.env.BENCH_ONLY === 'long';
 const TOKENS_PER_ANSWER = Number(process.env.BENCH_TOKENS || 400);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -20,7 +30,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function firstRender(env, { reload = false } = {}) {
   const rows = [];
   for (let i = 0; i < RUNS; i++) {
-    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // No service worker: the figures are of the page loaded from the server.
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
     const page = await context.newPage();
     await page.addInitScript(() => {
       addEventListener('TrunkApplicationStarted', () => { window.__appStarted = performance.now(); });
@@ -126,8 +137,100 @@ async function longTasks(env) {
   return { seconds, status, concurrent, tasks, problems, busy, clickedAt, window: window_ };
 }
 
+/** The company run's export with its history grown to `n` messages: copies of its history's messages, in turn, with new ids. */
+function grownSession(doc, n) {
+  const long = structuredClone(doc);
+  const published = new Set(long.meta.history);
+  const templates = long.messages.filter((m) => published.has(m.id) && m.content.trim());
+  let next = long.meta.ids.next;
+  while (long.meta.history.length < n) {
+    const m = templates[long.meta.history.length % templates.length];
+    long.messages.push({ ...m, id: next });
+    long.meta.history.push(next);
+    next += 1;
+  }
+  long.meta.ids.next = next;
+  long.session.title = `A long session (${n} messages)`;
+  return long;
+}
+
+/** Every long task while a session of LONG_MESSAGES messages opens, and while its conversation scrolls top to bottom. */
+async function longSessionTasks(env) {
+  const model = 'bench-long-session';
+  await script(env.llm, model, companyTurns());
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
+  await startRun(env, page, model);
+  await waitForStatus(page, 'Done', { shot: 'bench-long-session' });
+  const finished = page.locator('[data-testid=session][data-status=finished]').first();
+  await finished.waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), finished.getByTestId('session-export').click()]);
+  const doc = JSON.parse(await (await import('node:fs/promises')).readFile(await download.path(), 'utf8'));
+  const long = grownSession(doc, LONG_MESSAGES);
+  await page.getByTestId('import').setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(long)) });
+  const row = page.locator('[data-testid=session]').filter({ hasText: long.session.title });
+  await row.waitFor({ timeout: 30000 });
+
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask' });
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metric = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const before = await metric();
+  const openedAt = await page.evaluate(() => performance.now());
+  await row.getByTestId('session-open').click();
+  const articles = page.locator('[data-testid=conversation] article');
+  // Opened once the conversation has held the same number of entries for a second.
+  let [shown, since, openMs] = [0, Date.now(), 0];
+  for (const end = Date.now() + 60000; Date.now() < end && Date.now() - since < 1000;) {
+    const count = await articles.count();
+    if (count !== shown) [shown, since, openMs] = [count, Date.now(), (await page.evaluate(() => performance.now())) - openedAt];
+    await page.waitForTimeout(50);
+  }
+  await page.waitForTimeout(500);
+  const after = await metric();
+  const busy = { script: after.ScriptDuration - before.ScriptDuration, style: after.RecalcStyleDuration - before.RecalcStyleDuration, layout: after.LayoutDuration - before.LayoutDuration, task: after.TaskDuration - before.TaskDuration };
+  const scrollFrom = await page.evaluate(() => performance.now());
+  // A screen at a time, a frame apart, through whatever scrolls the
+  // conversation (its own box, or the page).
+  const scroll = await page.evaluate(async () => {
+    const first = document.querySelector('[data-testid=conversation] article');
+    let box = first?.parentElement;
+    while (box && box !== document.body && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) box = box.parentElement;
+    const scroller = !box || box === document.body ? document.scrollingElement : box;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    scroller.scrollTop = 0;
+    await frame();
+    let steps = 0;
+    while (scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 1 && steps < 5000) {
+      scroller.scrollTop += scroller.clientHeight * 0.9;
+      steps += 1;
+      await frame();
+    }
+    return { steps, height: scroller.scrollHeight, own: scroller !== document.scrollingElement };
+  });
+  await page.waitForTimeout(300);
+  const tasks = await page.evaluate(() => window.__longTasks);
+  await screenshot(page, 'bench-long-session');
+  await context.close();
+  const opening = tasks.filter((t) => t.start < scrollFrom);
+  const scrolling = tasks.filter((t) => t.start >= scrollFrom);
+  return { shown, openMs, scroll, opening: opening.map((t) => ({ ...t, after: t.start - openedAt })), scrolling, problems, busy };
+}
+
 const env = await startSiteAndLlm();
 try {
+  if (!ONLY_LONG) await renderAndStreams(env);
+  await longSession(env);
+} finally {
+  await env.close();
+}
+
+async function renderAndStreams(env) {
   const again = await firstRender(env, { reload: true });
   const againHeading = again.map((r) => r.heading);
   const renders = await firstRender(env);
@@ -153,6 +256,14 @@ try {
   const b = run.busy;
   console.log(`main thread busy during the run: ${(b.task).toFixed(2)} s of ${run.seconds.toFixed(1)} s (script ${b.script.toFixed(2)} s, style ${b.style.toFixed(2)} s, layout ${b.layout.toFixed(2)} s)`);
   if (run.problems.length) console.log(`page problems: ${run.problems.join(' | ')}`);
-} finally {
-  await env.close();
+}
+
+async function longSession(env) {
+  const long = await longSessionTasks(env);
+  const longest = (ts) => Math.max(0, ...ts.map((t) => t.duration)).toFixed(0);
+  console.log(`a session of ${LONG_MESSAGES} messages: ${long.shown} entries in its conversation, all there ${long.openMs.toFixed(0)} ms after Open`);
+  console.log(`  opening it: ${long.opening.length} main-thread tasks over 50 ms; longest ${longest(long.opening)} ms (goal: none); main thread busy ${(long.busy.task * 1000).toFixed(0)} ms (script ${(long.busy.script * 1000).toFixed(0)}, style ${(long.busy.style * 1000).toFixed(0)}, layout ${(long.busy.layout * 1000).toFixed(0)})`);
+  console.log(`  scrolling its conversation top to bottom (${long.scroll.steps} screens, ${long.scroll.height} px, ${long.scroll.own ? 'its own scroll box' : 'the page'}): ${long.scrolling.length} tasks over 50 ms; longest ${longest(long.scrolling)} ms (goal: none)`);
+  for (const t of long.opening) console.log(`    long task ${t.after.toFixed(0)} ms after Open: ${t.duration.toFixed(0)} ms`);
+  if (long.problems.length) console.log(`page problems: ${long.problems.join(' | ')}`);
 }

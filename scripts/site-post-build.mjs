@@ -30,6 +30,9 @@
 //    the package and demo page scripts/build-widget.sh assembles in
 //    target/widget-demo/), copies it to widget/, so the served site has
 //    the widget demo at /widget/ after every rebuild.
+// 7. Writes the service worker (scripts/service-worker.mjs): www/sw.js with
+//    the list of the build's files and a hash of them, last, once they are
+//    final.
 //
 // Deliberately nothing else: no bundling.
 import { createHash } from 'node:crypto';
@@ -37,6 +40,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filesUnder, versionFolder } from './content-version.mjs';
+import { writeServiceWorker } from './service-worker.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR || process.argv[2];
@@ -145,3 +149,4 @@ versionApp();
 fillReloadScript();
 fillPolicy();
 copyWidgetDemo();
+writeServiceWorker(staging, join(root, 'www', 'sw.js'));

@@ -55,6 +55,12 @@ pub fn to_safe_html(markdown: &str) -> String {
     });
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events);
+    // A code block scrolls sideways when its lines are long: focusable, so
+    // a keyboard can scroll it too (axe: scrollable-region-focusable). Text
+    // is escaped, so every `<pre>` here is a code block's.
+    if out.contains("<pre>") {
+        out = out.replace("<pre>", "<pre tabindex=\"0\">");
+    }
     out
 }
 
@@ -106,7 +112,13 @@ mod tests {
         "p", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "a", "code", "pre", "ul", "ol", "li", "table",
         "thead", "tbody", "tr", "th", "td", "blockquote", "hr", "br", "input",
     ];
-    const ALLOWED_ATTRIBUTES: &[&str] = &["href", "title", "class", "style", "type", "disabled", "checked", "start"];
+    const ALLOWED_ATTRIBUTES: &[&str] = &["href", "title", "class", "style", "type", "disabled", "checked", "start", "tabindex"];
+
+    #[test]
+    fn code_blocks_can_be_scrolled_by_keyboard() {
+        assert_eq!(to_safe_html("```js\nlet x = 1;\n```"), "<pre tabindex=\"0\"><code class=\"language-js\">let x = 1;\n</code></pre>\n");
+        assert_eq!(to_safe_html("`<pre>` inline"), "<p><code>&lt;pre&gt;</code> inline</p>\n");
+    }
 
     /// The real tags of `html` (as a browser would see them) with their
     /// attributes. Text between tags is skipped; `&lt;` is not a tag.

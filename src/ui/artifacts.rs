@@ -50,5 +50,6 @@ pub fn CodeFile(path: String, text: String) -> impl IntoView {
         }
     });
     let language = path.rsplit_once('.').map(|(_, ext)| format!("language-{}", ext.to_ascii_lowercase())).unwrap_or_default();
-    view! { <pre class="viewer" data-testid="viewer" node_ref=node><code class=language>{text}</code></pre> }
+    // Focusable: a long line scrolls it sideways, and a keyboard must reach that.
+    view! { <pre class="viewer" data-testid="viewer" tabindex="0" node_ref=node><code class=language>{text}</code></pre> }
 }

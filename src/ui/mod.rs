@@ -14,6 +14,7 @@ mod docs;
 mod first_card;
 mod lazy;
 mod preview;
+mod progressive;
 mod plan_edit;
 mod replay;
 mod role_models;

@@ -107,11 +107,19 @@ fn Toolbar() -> impl IntoView {
 #[component]
 fn Conversation() -> impl IntoView {
     let shared = expect_context::<Shared>();
+    // A long session's rows come a chunk a frame (issue #21, `progressive`).
+    const LONG_CONVERSATION: usize = 200;
+    let limit = super::progressive::progressive(move || shared.view.with(|v| v.entries.len()));
     // Each row is keyed by what can change, so a streaming answer re-renders
     // only its own row.
-    let rows = move || shared.view.with(|v| v.entries.iter().map(|e| (e.id, e.text.len(), e.live, e.kind)).collect::<Vec<_>>());
+    let rows = move || {
+        let limit = limit.get();
+        shared.view.with(|v| v.entries.iter().take(limit).map(|e| (e.id, e.text.len(), e.live, e.kind)).collect::<Vec<_>>())
+    };
+    // `long`: style.css skips laying out the entries out of view (issue #21).
+    let is_long = move || limit.get() > LONG_CONVERSATION;
     view! {
-        <section class="card conversation" aria-label="Conversation" data-testid="conversation">
+        <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation">
             <For each=rows key=|row| *row let:row>
                 {
                     let entry = shared.view.with_untracked(|v| v.entries.iter().find(|e| e.id == row.0).cloned());

@@ -231,7 +231,8 @@ fn VersionDiff(number: u32, at_rest: Signal<bool>, restore: Restore) -> impl Int
                     view! {
                         <div class="diff-file" data-testid="diff-file" data-path=f.path.clone() data-change=change>
                             <p><b>{f.path.clone()}</b><span class="note">{format!(" {change}")}</span></p>
-                            <pre>{f.lines.into_iter().map(|l| {
+                            // Focusable: it scrolls sideways (axe: scrollable-region-focusable).
+                            <pre tabindex="0">{f.lines.into_iter().map(|l| {
                                 let (class, mark) = match l.tag {
                                     LineTag::Same => ("same", "  "),
                                     LineTag::Added => ("added", "+ "),

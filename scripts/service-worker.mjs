@@ -1,0 +1,52 @@
+// The service worker of a finished build (Trunk's post_build hook,
+// scripts/site-post-build.mjs, runs it last, once every file is final):
+// www/sw.js with its two placeholders filled in, written as `sw.js` at the
+// root of the build.
+//
+// - FILES: every file of the build, by path relative to the root, except
+//   sw.js itself, lazy/mermaid/ (only an opaque-origin frame loads it, and
+//   no worker serves such a frame) and widget/ (the demo, a page of its own).
+// - VERSION: 12 hex digits of SHA-256 over those files' paths and bytes, so
+//   any change to the build is a new worker with a new cache.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { filesUnder } from './content-version.mjs';
+
+const LEFT_OUT = [/^sw\.js$/, /^lazy\/mermaid\//, /^widget\//];
+
+/** The build's files the worker keeps, sorted, relative to `root` with `/`. */
+export function workerFiles(root) {
+  return filesUnder(root)
+    .map((path) => relative(root, path).split('\\').join('/'))
+    .filter((path) => !LEFT_OUT.some((re) => re.test(path)))
+    .sort();
+}
+
+/** The worker for the build in `root`, from `template` (www/sw.js): {version, files, text}. */
+export function serviceWorker(root, template) {
+  const files = workerFiles(root);
+  if (!files.includes('index.html')) throw new Error(`service-worker: no index.html in ${root}`);
+  const hash = createHash('sha256');
+  for (const path of files) {
+    const bytes = readFileSync(join(root, path));
+    hash.update(`${path}\0${bytes.length}\0`);
+    hash.update(bytes);
+  }
+  const version = hash.digest('hex').slice(0, 12);
+  const text = readFileSync(template, 'utf8');
+  for (const placeholder of ["'TABTEAM-VERSION'", "['TABTEAM-FILES']"]) {
+    if (!text.includes(placeholder)) throw new Error(`service-worker: ${template} has no ${placeholder}`);
+  }
+  const filled = text
+    .replace("'TABTEAM-VERSION'", JSON.stringify(version))
+    .replace("['TABTEAM-FILES']", JSON.stringify(files));
+  return { version, files, text: filled };
+}
+
+/** Writes `root/sw.js` (see `serviceWorker`); returns {version, files}. */
+export function writeServiceWorker(root, template) {
+  const { version, files, text } = serviceWorker(root, template);
+  writeFileSync(join(root, 'sw.js'), text);
+  return { version, files };
+}
