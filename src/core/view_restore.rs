@@ -6,7 +6,8 @@
 //! history, and each RoleZero keeps its answers (thoughts and commands) in
 //! its memory; message ids are given out in order, so merging both by id
 //! gives the order they happened in. Replies to the user and questions are
-//! the `reply_to_human` / `ask_human` commands in those answers. What is not
+//! the `reply_to_human` / `ask_human` commands in those answers, and a quick
+//! answer is its published message. What is not
 //! rebuilt: answers of roles that keep no answers in memory (the fixed-SOP
 //! company's documents show as its published messages) and the streaming
 //! text of a call the reload cut off (it was not finished: it is made again).
@@ -19,7 +20,7 @@ use serde_json::Value;
 use super::events::{StopReason, TeamEvent};
 use super::message::{Message, MessageId, MsgRole};
 use super::rolezero::{parse_commands, ParseOutcome};
-use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
+use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPLY_TO_HUMAN};
 use super::snapshot::TeamSnapshot;
 use super::view::{split_commands, EntryKind, RunState, RunView};
 
@@ -41,7 +42,11 @@ impl RunView {
             if shown.contains(&id) {
                 continue;
             }
-            if published.contains(&id) {
+            if published.contains(&id) && message.cause_by.as_str() == QUICK_THINK_TAG && message.send_to.iter().any(|a| a == super::message::ALL) {
+                // A quick answer: live, its streamed text became the reply
+                // (the message itself, sent to all, is not shown twice).
+                view.apply(&TeamEvent::ReplyToHuman { role: message.sent_from.clone(), content: message.content.clone() });
+            } else if published.contains(&id) {
                 view.show_published(message);
             } else if answers.contains(&id) && message.role == MsgRole::Assistant && message.cause_by.as_str() == ZERO_ANSWER {
                 // The messages its commands published come in command order,
