@@ -97,3 +97,34 @@ test('a reload mid-run: the conversation comes back and the run resumes, no fini
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('with a key the person types, a reload mid-run waits for the key; an empty Send with it carries on', async () => {
+  const model = 'wr-typed';
+  const second = { text: answer('Checking.', [cmd('RoleZero.reply_to_human', { content: 'Order 7 ships today.' }), cmd('end')]) };
+  await script(llm, model, [{ text: 'TASK' }, { ...second, delay_ms: 20000 }, second]);
+  // The hostile test page: its support widget takes a typed key and has storage-key="acme-support".
+  const url = `${env.site.url}/widget/hostile.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`;
+  const { page, context, problems } = await openWidgetPage(env.browser, url);
+  const support = page.locator('#support');
+  await support.locator('[data-testid=key]').fill('sk-typed-1');
+  await support.locator('[data-testid=input]').fill('Where is order 7?');
+  await support.locator('[data-testid=send]').click();
+  await waitFor(async () => (await requests(llm, model)).length === 2, 'the second call');
+
+  await page.reload();
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  await support.locator('[data-testid=conversation]').getByText('Where is order 7?').waitFor({ timeout: 10000 });
+  await page.waitForFunction(() => /Enter your key and press Send/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
+  assert.equal((await requests(llm, model)).length, 2, 'nothing is sent without the key');
+  await screenshot(page, 'widget-resume-3-waiting-for-key');
+  await support.locator('[data-testid=key]').fill('sk-typed-2');
+  await support.locator('[data-testid=send]').click();
+  await support.locator('[data-testid=conversation]').getByText('Order 7 ships today.').waitFor({ timeout: 20000 });
+  const log = await requests(llm, model);
+  assert.equal(log.length, 3);
+  assert.equal(log[2].headers.authorization, `<redacted:${'Bearer sk-typed-2'.length} chars>`, 'the key typed after the reload');
+  assert.ok(JSON.stringify(log[2].messages) === JSON.stringify(log[1].messages), 'the call cut off, made again');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
