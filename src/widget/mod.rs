@@ -34,9 +34,8 @@ use crate::core::events::{StopReason, TeamEvent};
 use crate::core::plan::Task;
 use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
-use crate::core::store::SessionStatus;
 #[cfg(feature = "widget-keep")]
-use crate::core::store::SessionData;
+use crate::core::store::{SessionData, SessionStatus};
 use crate::core::view::{stop_text, EntryKind, RunState, RunView};
 #[cfg(feature = "widget-keep")]
 use crate::web::idb_store::IdbStore;
@@ -81,6 +80,7 @@ struct Inner {
     /// A run cut off by a reload, waiting for the typed key to continue.
     interrupted: Cell<bool>,
     /// The kept conversation is leased to another tab (or one just closed).
+    #[cfg(feature = "widget-keep")]
     waiting_for_lease: Cell<bool>,
 }
 
@@ -122,6 +122,7 @@ impl Agent {
             loading: Cell::new(options.storage_key.is_some()),
             needs_key: Cell::new(false),
             interrupted: Cell::new(false),
+            #[cfg(feature = "widget-keep")]
             waiting_for_lease: Cell::new(false),
         });
         inner.render();
@@ -231,6 +232,8 @@ impl Inner {
             if runner.is_running() {
                 return self.problem("The team is still working: wait for it, or press Stop.");
             }
+            // Only a restored team lacks its key.
+            #[cfg(feature = "widget-keep")]
             if self.needs_key.get() {
                 let problems = self.settings.problems(typed_key);
                 if !problems.is_empty() {
@@ -342,8 +345,11 @@ impl Inner {
     /// running first when it is kept, so a reload before its first
     /// checkpoint still finds it interrupted.
     fn continue_run(&self, runner: &Rc<Runner>) {
-        let saving = runner.clone();
-        wasm_bindgen_futures::spawn_local(async move { saving.save_now(SessionStatus::Running).await });
+        #[cfg(feature = "widget-keep")]
+        {
+            let saving = runner.clone();
+            wasm_bindgen_futures::spawn_local(async move { saving.save_now(SessionStatus::Running).await });
+        }
         runner.resume(Some(self.settings.budget));
     }
 
@@ -528,10 +534,13 @@ impl Inner {
         });
         let waiting_for_key = self.interrupted.get() && self.needs_key.get();
         let (status, problem) = match &view.state {
+            #[cfg(feature = "widget-keep")]
             _ if self.waiting_for_lease.get() => {
                 ("This conversation is open in another tab (or one closed a moment ago): it opens here once that tab lets it go.".into(), false)
             }
+            #[cfg(feature = "widget-keep")]
             _ if self.loading.get() && view.entries.is_empty() => ("Loading the conversation…".into(), false),
+            #[cfg(feature = "widget-keep")]
             _ if waiting_for_key => ("The page was reloaded while the team was working. Enter your key and press Send to carry on.".into(), false),
             RunState::NotStarted => (String::new(), false),
             RunState::Running if question.is_some() => ("Waiting for your answer.".into(), false),
