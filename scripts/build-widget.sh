@@ -5,43 +5,56 @@
 # and the demo pages (all of www/widget/) in target/widget-demo/ and, when
 # dist/ exists (after `trunk build`), copy that to dist/widget/ so one
 # static server serves the site and the demo. Prints the package's sizes (raw and gzip) and
-# warns above the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides;
-# WIDGET_BUDGET_STRICT=1 makes it fail).
+# checks the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides;
+# WIDGET_BUDGET_STRICT=1 fails above it, see STRICT_DEFAULT below).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
 
-cargo build --release --lib --target wasm32-unknown-unknown --no-default-features --features widget
-wasm-bindgen --target web --no-typescript --out-dir pkg --out-name tabteam \
-  target/wasm32-unknown-unknown/release/tabteam.wasm
-# -Os is ~500 bytes gzip smaller than -Oz here; the producers and target
-# features sections are for tools, not browsers (~250 bytes).
-# --low-memory-unused (~2,160 bytes gzip) lets wasm-opt fold a constant
-# added to a pointer into the load's offset, which is exact unless the sum
-# wraps into addresses 0..1024. Rust's wasm puts its 1 MiB stack there
-# (growing down from 1 MiB, data above it), so those addresses are only
-# reached when the stack is all but exhausted, and Rust never adds an
-# offset to a null or tiny pointer.
-wasm-opt -Os --converge --low-memory-unused --strip-producers --strip-target-features \
-  pkg/tabteam_bg.wasm -o pkg/tabteam_bg.wasm
-# The generated glue and the hand-written element (src/widget/tabteam-widget.js),
-# minified by esbuild: ~2.6 KB gzip.
-esbuild --minify --format=esm --target=es2022 --log-level=warning pkg/tabteam.js --outfile=pkg/tabteam.js --allow-overwrite
+# Two engines: `tabteam` (feature `widget`) and `tabteam_keep` (feature
+# `widget-keep`: also the IndexedDB store, for widgets with `storageKey`;
+# the JS loads it only for them).
+engine() {
+  local name=$1 features=$2
+  cargo build --release --lib --target wasm32-unknown-unknown --no-default-features --features "$features"
+  wasm-bindgen --target web --no-typescript --out-dir pkg --out-name "$name" \
+    target/wasm32-unknown-unknown/release/tabteam.wasm
+  # -Os is ~500 bytes gzip smaller than -Oz here; the producers and target
+  # features sections are for tools, not browsers (~250 bytes).
+  # --low-memory-unused (~2,160 bytes gzip) lets wasm-opt fold a constant
+  # added to a pointer into the load's offset, which is exact unless the sum
+  # wraps into addresses 0..1024. Rust's wasm puts its 1 MiB stack there
+  # (growing down from 1 MiB, data above it), so those addresses are only
+  # reached when the stack is all but exhausted, and Rust never adds an
+  # offset to a null or tiny pointer.
+  wasm-opt -Os --converge --low-memory-unused --strip-producers --strip-target-features \
+    "pkg/${name}_bg.wasm" -o "pkg/${name}_bg.wasm"
+  # The generated glue, minified by esbuild.
+  esbuild --minify --format=esm --target=es2022 --log-level=warning "pkg/$name.js" --outfile="pkg/$name.js" --allow-overwrite
+}
+engine tabteam_keep widget-keep
+engine tabteam widget
+# The hand-written element (src/widget/tabteam-widget.js), minified.
 esbuild --minify --format=esm --target=es2022 --log-level=warning src/widget/tabteam-widget.js --outfile=pkg/tabteam-widget.js
 
 size() { printf '%-28s %8d bytes raw %8d bytes gzip\n' "$1" "$(wc -c < "$1")" "$(gzip -9 -c "$1" | wc -c)"; }
-size pkg/tabteam_bg.wasm
-size pkg/tabteam.js
-size pkg/tabteam-widget.js
-total=$(( $(gzip -9 -c pkg/tabteam_bg.wasm | wc -c) + $(gzip -9 -c pkg/tabteam.js | wc -c) + $(gzip -9 -c pkg/tabteam-widget.js | wc -c) ))
+gz() { local n=0 f; for f in "$@"; do n=$(( n + $(gzip -9 -c "$f" | wc -c) )); done; echo "$n"; }
+for f in pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam_keep_bg.wasm pkg/tabteam_keep.js pkg/tabteam-widget.js; do size "$f"; done
+# What a page downloads: the element, the plain engine's glue (imported
+# statically) and one engine's wasm (and glue).
+total=$(gz pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js)
+keep_total=$(gz pkg/tabteam_keep_bg.wasm pkg/tabteam_keep.js pkg/tabteam.js pkg/tabteam-widget.js)
 budget=${WIDGET_BUDGET_BYTES:-250000}
 echo "widget package (wasm + JS), gzip: $total bytes (budget $budget)"
-# The budget is issue #8's benchmark goal, reported on every build. It
-# fails the build only with WIDGET_BUDGET_STRICT=1: a size over the goal is
-# tracked on the issue, not a reason to block every other change.
+echo "with storageKey (the keeping engine instead), gzip: $keep_total bytes (not under the budget: see pkg/README.md)"
+# The budget is issue #8's goal: with WIDGET_BUDGET_STRICT=1 a build over it
+# fails. The default (STRICT_DEFAULT) stays 0, warning only, while the
+# package is over (256,488 bytes on 2026-11-26): a failing default would
+# stop scripts/serve.sh and scripts/test.sh. Set it to 1 once it is under.
+STRICT_DEFAULT=0
 if [ "$total" -gt "$budget" ]; then
-  echo "WARNING: the widget package is over its size budget by $(( total - budget )) bytes; see ARCHITECTURE.md (feature split) for what it leaves out, twiggy for what grew" >&2
-  if [ "${WIDGET_BUDGET_STRICT:-0}" = 1 ]; then exit 1; fi
+  echo "OVER BUDGET: the widget package is over its size budget by $(( total - budget )) bytes; see ARCHITECTURE.md (feature split) for what it leaves out" >&2
+  if [ "${WIDGET_BUDGET_STRICT:-$STRICT_DEFAULT}" = 1 ]; then exit 1; fi
 fi
 
 # The demo as served: the page at widget/, the package at widget/pkg/.
@@ -50,7 +63,7 @@ fi
 demo=target/widget-demo
 rm -rf "$demo"
 mkdir -p "$demo/pkg"
-cp pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js pkg/package.json "$demo/pkg/"
+cp pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam_keep_bg.wasm pkg/tabteam_keep.js pkg/tabteam-widget.js pkg/package.json "$demo/pkg/"
 cp www/widget/* "$demo/"
 if [ -d dist ]; then
   rm -rf dist/widget

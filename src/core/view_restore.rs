@@ -6,11 +6,13 @@
 //! history, and each RoleZero keeps its answers (thoughts and commands) in
 //! its memory; message ids are given out in order, so merging both by id
 //! gives the order they happened in. Replies to the user and questions are
-//! the `reply_to_human` / `ask_human` commands in those answers. Answers
-//! shown but not acted on (a repeat the model was asked to redo, a broken
-//! answer it repaired) are kept as such and shown without their commands;
-//! the error bubbles come from the session's `ProjectLog::errors`, each
-//! after the message it followed. What is not rebuilt: answers of roles that keep no answers in memory (the fixed-SOP
+//! the `reply_to_human` / `ask_human` commands in those answers, and a quick
+//! answer is its published message. Answers shown but not acted on (a
+//! repeat the model was asked to redo, a broken answer it repaired) are
+//! kept as such and shown without their commands; the error bubbles come
+//! from the session's `ProjectLog::errors`, each after the message it
+//! followed. What is not rebuilt: answers of roles that keep no answers in
+//! memory (the fixed-SOP
 //! company's documents show as its published messages) and the streaming
 //! text of a call the reload cut off (it was not finished: it is made again).
 
@@ -22,7 +24,7 @@ use serde_json::Value;
 use super::events::{StopReason, TeamEvent};
 use super::message::{Message, MessageId, MsgRole};
 use super::rolezero::{parse_commands, ParseOutcome};
-use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPEAT_NOTE, REPLY_TO_HUMAN, SHOWN_ONLY};
+use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, SHOWN_ONLY};
 use super::snapshot::TeamSnapshot;
 use super::view::{split_commands, EntryKind, RunState, RunView};
 
@@ -48,7 +50,11 @@ impl RunView {
             if shown.contains(&id) {
                 continue;
             }
-            if published.contains(&id) {
+            if published.contains(&id) && message.cause_by.as_str() == QUICK_THINK_TAG && message.send_to.iter().any(|a| a == super::message::ALL) {
+                // A quick answer: live, its streamed text became the reply
+                // (the message itself, sent to all, is not shown twice).
+                view.apply(&TeamEvent::ReplyToHuman { role: message.sent_from.clone(), content: message.content.clone() });
+            } else if published.contains(&id) {
                 view.show_published(message);
             } else if answers.contains(&id) && message.role == MsgRole::Assistant && message.cause_by.as_str() == ZERO_ANSWER {
                 // The messages its commands published come in command order,

@@ -51,7 +51,7 @@ pub struct Runner {
     /// Why saving stopped working, shown by the UI.
     pub storage_error: Rc<RefCell<Option<StoreError>>>,
     /// Saves how a run ended (set by `keep_in`: pages without sessions,
-    /// like the widget, never link the store in).
+    /// like a widget without `storageKey`, never reach the store).
     on_end: Rc<RefCell<Option<EndHook>>>,
     /// Hears each run's end (the version it made), after it is saved.
     on_run_end: Rc<RefCell<Option<Rc<dyn Fn(&RunEnd)>>>>,
@@ -103,8 +103,21 @@ impl Runner {
         snapshot: TeamSnapshot,
         on_event: impl Fn(&TeamEvent) + 'static,
     ) -> Result<Self, SessionError> {
-        let transport = FetchTransport::default();
-        let models = Self::models(key, &transport, None);
+        Self::restored_with_transport(settings, key, snapshot, FetchTransport::default(), None, on_event)
+    }
+
+    /// As [`Runner::restored`], with the model's requests going through
+    /// `llm_transport` as in [`Runner::with_transport`] (the widget's
+    /// host-supplied key).
+    pub fn restored_with_transport(
+        settings: &Settings,
+        key: &str,
+        snapshot: TeamSnapshot,
+        transport: FetchTransport,
+        llm_transport: Option<Rc<dyn Transport>>,
+        on_event: impl Fn(&TeamEvent) + 'static,
+    ) -> Result<Self, SessionError> {
+        let models = Self::models(key, &transport, llm_transport);
         let runner = Self::build(settings, models, transport, on_event);
         runner.session.restore(snapshot)?;
         Ok(runner)
@@ -195,15 +208,30 @@ impl Runner {
     /// Keep the team in `keeper`'s session from now on; saves it as it
     /// stands first (the idea, or the restored state) with `status`.
     pub async fn keep_in(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
+        self.keep(keeper, status, true).await
+    }
+
+    /// As [`Runner::keep_in`], but without following the answers as they
+    /// stream (the widget: it adds no page-hide handler to its host's
+    /// window, and its sessions' ids are only unique in their own
+    /// database). A call cut off by a reload is made again all the same;
+    /// only its partial text is not shown.
+    pub async fn keep_in_quietly(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
+        self.keep(keeper, status, false).await
+    }
+
+    async fn keep(&self, keeper: Keeper, status: SessionStatus, follow_streams: bool) -> Result<(), StoreError> {
         let keeper = Rc::new(keeper);
         let snapshot = {
             let mut team = self.session.team().borrow_mut();
             team.keep_durable(Rc::new(keeper.sink()));
             team.snapshot()
         };
-        let in_flight = InFlight::current();
-        *in_flight.session_id.borrow_mut() = Some(keeper.session_id.clone());
-        *self.in_flight.borrow_mut() = Some(in_flight);
+        if follow_streams {
+            let in_flight = InFlight::current();
+            *in_flight.session_id.borrow_mut() = Some(keeper.session_id.clone());
+            *self.in_flight.borrow_mut() = Some(in_flight);
+        }
         *self.keeper.borrow_mut() = Some(keeper.clone());
         let (end_keeper, error) = (keeper.clone(), self.storage_error.clone());
         *self.on_end.borrow_mut() = Some(Rc::new(move |snapshot, status| {

@@ -1,8 +1,9 @@
 //! The embeddable widget's engine: one team per widget, its events folded
 //! into a `RunView`, and what changed handed to the page as JSON.
 //! `pkg/tabteam-widget.js` (hand-written) is the rest: `<tabteam-agent>`,
-//! `mount(element, options)`, the shadow DOM it renders from these updates,
-//! and the conversation in IndexedDB.
+//! `mount(element, options)` and the shadow DOM it renders from these
+//! updates. With `storageKey` the team is kept in IndexedDB as the site
+//! keeps its sessions (`keep`), and a reload resumes it.
 //!
 //! Why the DOM lives in JS: the package must stay under 250 KB gzip, and
 //! the same rendering written over web-sys cost ~25 KB gzip of wasm and
@@ -12,11 +13,14 @@
 //!
 //! Layout: `options` (what the host configures), `host_events` (the
 //! payloads the host hears), `host_key` (the key from the host per call),
-//! `host_port` (the page's tools and the approvals, over one JS function).
+//! `host_port` (the page's tools and the approvals, over one JS function),
+//! `keep` (where a widget with `storageKey` keeps its team).
 
 mod host_events;
 mod host_key;
 mod host_port;
+#[cfg(feature = "widget-keep")]
+mod keep;
 mod options;
 
 use std::cell::{Cell, RefCell};
@@ -28,9 +32,16 @@ use wasm_bindgen::prelude::*;
 use crate::core::commands::host::{HostTool, HostTools};
 use crate::core::events::{StopReason, TeamEvent};
 use crate::core::plan::Task;
+use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
+#[cfg(feature = "widget-keep")]
+use crate::core::store::{SessionData, SessionStatus};
 use crate::core::view::{stop_text, EntryKind, RunState, RunView};
+#[cfg(feature = "widget-keep")]
+use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
+#[cfg(feature = "widget-keep")]
+use crate::web::session::Keeper;
 use crate::web::transport::FetchTransport;
 
 use host_key::{HostKeyTransport, PLACEHOLDER_KEY};
@@ -57,7 +68,25 @@ struct Inner {
     rendered: RefCell<Vec<(u64, usize, bool, EntryKind)>>,
     plan_seen: RefCell<Vec<Task>>,
     disposed: Cell<bool>,
+    /// Where the team is kept (`storageKey`), once the store is open.
+    #[cfg(feature = "widget-keep")]
+    store: RefCell<Option<Rc<IdbStore>>>,
+    /// The kept conversation is loading, or its session being made:
+    /// messages wait.
+    loading: Cell<bool>,
+    /// The team was restored without a key (one the person types): the
+    /// next message or resume takes the typed key first.
+    needs_key: Cell<bool>,
+    /// A run cut off by a reload, waiting for the typed key to continue.
+    interrupted: Cell<bool>,
+    /// The kept conversation is leased to another tab (or one just closed).
+    #[cfg(feature = "widget-keep")]
+    waiting_for_lease: Cell<bool>,
 }
+
+/// How often a widget retries a conversation another tab holds.
+#[cfg(feature = "widget-keep")]
+const LEASE_RETRY_MS: u64 = 1_000;
 
 #[wasm_bindgen]
 impl Agent {
@@ -88,8 +117,24 @@ impl Agent {
             rendered: RefCell::new(Vec::new()),
             plan_seen: RefCell::new(Vec::new()),
             disposed: Cell::new(false),
+            #[cfg(feature = "widget-keep")]
+            store: RefCell::new(None),
+            loading: Cell::new(options.storage_key.is_some()),
+            needs_key: Cell::new(false),
+            interrupted: Cell::new(false),
+            #[cfg(feature = "widget-keep")]
+            waiting_for_lease: Cell::new(false),
         });
         inner.render();
+        if let Some(storage_key) = options.storage_key {
+            // The store is ~146 KB gzip of wasm: built only into the
+            // package's second module (`widget-keep`), which the JS loads
+            // for a widget with `storageKey`.
+            #[cfg(feature = "widget-keep")]
+            wasm_bindgen_futures::spawn_local(inner.clone().restore(storage_key));
+            #[cfg(not(feature = "widget-keep"))]
+            return Err(JsError::new(&format!("tabteam: storageKey \"{storage_key}\" needs the package's tabteam_keep module (load the widget through tabteam-widget.js)")));
+        }
         Ok(Agent { inner })
     }
 
@@ -110,11 +155,18 @@ impl Agent {
         self.inner.stop();
     }
 
-    /// Stop the team and hear nothing more from it.
+    /// Stop the team and hear nothing more from it (a kept session is
+    /// let go, so another tab may open it at once).
     pub fn dispose(&self) {
         self.inner.stop();
         self.inner.disposed.set(true);
-        self.inner.runner.borrow_mut().take();
+        let runner = self.inner.runner.borrow_mut().take();
+        #[cfg(feature = "widget-keep")]
+        if let Some(runner) = runner {
+            wasm_bindgen_futures::spawn_local(async move { runner.release().await });
+        }
+        #[cfg(not(feature = "widget-keep"))]
+        drop(runner);
     }
 
     /// Replace the page's tools: `json` is a list of `{name, description,
@@ -168,51 +220,235 @@ impl Inner {
         if self.disposed.get() {
             return false;
         }
-        if text.is_empty() {
+        if self.loading.get() {
+            return self.problem("One moment: the saved conversation is still loading.");
+        }
+        let typed_key = typed_key.trim();
+        // An interrupted run with a typed key continues on an empty Send.
+        if text.is_empty() && !self.interrupted.get() {
             return self.problem("Type a message first.");
         }
         if let Some(runner) = self.runner.borrow().clone() {
             if runner.is_running() {
                 return self.problem("The team is still working: wait for it, or press Stop.");
             }
-            if let Err(e) = runner.send(text) {
-                return self.problem(&e.to_string());
+            // Only a restored team lacks its key.
+            #[cfg(feature = "widget-keep")]
+            if self.needs_key.get() {
+                let problems = self.settings.problems(typed_key);
+                if !problems.is_empty() {
+                    return self.problem(&problems.join(" "));
+                }
+                runner.reconfigure(&self.settings, typed_key);
+                self.needs_key.set(false);
             }
-            runner.resume(None);
+            if !text.is_empty() {
+                if let Err(e) = runner.send(text) {
+                    return self.problem(&e.to_string());
+                }
+            }
+            self.interrupted.set(false);
+            self.continue_run(&runner);
             self.render();
             return true;
         }
-        let key = match self.key_source {
-            KeySource::User => typed_key.trim(),
-            KeySource::Host => PLACEHOLDER_KEY,
-            KeySource::None => "",
-        };
+        let key = self.start_key(typed_key);
         let problems = self.settings.problems(key);
         if !problems.is_empty() {
             return self.problem(&problems.join(" "));
         }
+        #[cfg(not(feature = "widget-keep"))]
+        self.start(key, text).resume(None);
+        #[cfg(feature = "widget-keep")]
+        self.start_kept(key, text);
+        true
+    }
+
+    /// Start a new team, kept in the store when there is one.
+    #[cfg(feature = "widget-keep")]
+    fn start_kept(self: &Rc<Self>, key: &str, text: &str) {
+        let store = self.store.borrow().clone();
+        let Some(store) = store else {
+            self.start(key, text).resume(None);
+            return;
+        };
+        // Kept: the session is made first, so a run that cannot be saved
+        // never starts (as on the site).
+        self.loading.set(true);
+        let (this, key, text) = (self.clone(), key.to_string(), text.to_string());
+        wasm_bindgen_futures::spawn_local(async move {
+            let made = keep::create(&store, &this.settings, &text).await;
+            this.loading.set(false);
+            match made {
+                Ok(keeper) if !this.disposed.get() => {
+                    let runner = this.start(&key, &text);
+                    match runner.keep_in_quietly(keeper, SessionStatus::Running).await {
+                        Ok(()) => runner.resume(None),
+                        Err(e) => {
+                            this.problem(&format!("The team did not start: the conversation could not be saved ({e})."));
+                        }
+                    }
+                    this.render();
+                }
+                Ok(keeper) => keeper.release().await,
+                Err(e) => {
+                    this.problem(&format!("Your message was not sent: the conversation could not be saved ({e})."));
+                }
+            }
+        });
+    }
+
+    /// The key a new team starts with.
+    fn start_key<'a>(&self, typed_key: &'a str) -> &'a str {
+        match self.key_source {
+            KeySource::User => typed_key,
+            KeySource::Host => PLACEHOLDER_KEY,
+            KeySource::None => "",
+        }
+    }
+
+    /// The transport a team's requests go through, and the one that asks
+    /// the host for the key per call (`keySource` "host").
+    fn transports(&self) -> (FetchTransport, Option<Rc<dyn Transport>>) {
+        let transport = FetchTransport::default();
+        let host_transport = match (&self.get_key, self.key_source) {
+            (Some(get_key), KeySource::Host) => Some(Rc::new(HostKeyTransport { inner: transport.clone(), get_key: get_key.clone() }) as Rc<dyn Transport>),
+            _ => None,
+        };
+        (transport, host_transport)
+    }
+
+    /// What the team's events go to (nothing once the widget is gone).
+    fn event_hook(self: &Rc<Self>) -> impl Fn(&TeamEvent) + 'static {
         let weak: Weak<Inner> = Rc::downgrade(self);
-        let on_event = move |event: &TeamEvent| {
+        move |event: &TeamEvent| {
             if let Some(inner) = weak.upgrade() {
                 inner.on_event(event);
             }
-        };
-        let transport = FetchTransport::default();
-        let host_transport = match (&self.get_key, self.key_source) {
-            (Some(get_key), KeySource::Host) => {
-                Some(Rc::new(HostKeyTransport { inner: transport.clone(), get_key: get_key.clone() }) as Rc<dyn crate::core::llm::client::Transport>)
-            }
-            _ => None,
-        };
-        let mut runner = Runner::with_transport(&self.settings, key, text, transport, host_transport, on_event);
+        }
+    }
+
+    /// A new team on `text`, shown; the caller starts it.
+    fn start(self: &Rc<Self>, key: &str, text: &str) -> Rc<Runner> {
+        let (transport, host_transport) = self.transports();
+        let mut runner = Runner::with_transport(&self.settings, key, text, transport, host_transport, self.event_hook());
         if let Some(host) = &self.host {
             runner = runner.attach_host(host.clone());
         }
         let runner = Rc::new(runner);
         *self.runner.borrow_mut() = Some(runner.clone());
-        runner.resume(None);
         self.render();
-        true
+        runner
+    }
+
+    /// Run the team again (a follow-up, an answer to a reload): saved as
+    /// running first when it is kept, so a reload before its first
+    /// checkpoint still finds it interrupted.
+    fn continue_run(&self, runner: &Rc<Runner>) {
+        #[cfg(feature = "widget-keep")]
+        {
+            let saving = runner.clone();
+            wasm_bindgen_futures::spawn_local(async move { saving.save_now(SessionStatus::Running).await });
+        }
+        runner.resume(Some(self.settings.budget));
+    }
+
+    #[cfg(feature = "widget-keep")]
+    /// Open the conversation kept under `storage_key` (if any): its team
+    /// restored as the site restores a session, its entries shown, and a
+    /// run the reload cut off resumed (or, with a typed key, waiting for it).
+    async fn restore(self: Rc<Self>, storage_key: String) {
+        let store = match keep::open(&storage_key).await {
+            Ok(store) => store,
+            Err(e) => {
+                self.loading.set(false);
+                self.problem(&format!("This conversation will not be kept over a reload: {e}"));
+                return;
+            }
+        };
+        *self.store.borrow_mut() = Some(store.clone());
+        // A tab closed a moment ago may still hold the lease (the site's
+        // rule: `LEASE_MS` after its last renewal): wait for it to run out.
+        let mut waited = 0;
+        let opened = loop {
+            match keep::latest(&store).await {
+                Err(crate::core::store::StoreError::Locked { .. }) if waited <= crate::web::session::LEASE_MS && !self.disposed.get() => {
+                    self.waiting_for_lease.set(true);
+                    self.render();
+                    crate::web::transport::sleep(LEASE_RETRY_MS).await;
+                    waited += LEASE_RETRY_MS;
+                }
+                other => break other,
+            }
+        };
+        self.waiting_for_lease.set(false);
+        let reopened = match opened {
+            Ok(Some((keeper, data))) => self.reopen(keeper, data).await,
+            Ok(None) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        self.loading.set(false);
+        if let Err(e) = reopened {
+            self.problem(&format!("The saved conversation could not be opened: {e}"));
+            return;
+        }
+        self.check_plan();
+        self.render();
+        let Some(runner) = self.runner.borrow().clone() else { return };
+        if self.interrupted.get() && !self.needs_key.get() {
+            self.interrupted.set(false);
+            self.continue_run(&runner);
+            self.render();
+        }
+    }
+
+    #[cfg(feature = "widget-keep")]
+    async fn reopen(self: &Rc<Self>, keeper: Keeper, data: SessionData) -> Result<(), String> {
+        let snapshot = match data.snapshot() {
+            Ok(Some(snapshot)) => snapshot,
+            Ok(None) => {
+                keeper.release().await;
+                return Ok(());
+            }
+            Err(e) => {
+                keeper.release().await;
+                return Err(e.to_string());
+            }
+        };
+        if self.disposed.get() {
+            keeper.release().await;
+            return Ok(());
+        }
+        // The page's options now, not the saved ones: the host configures
+        // its widget (a key from the host is asked for per call anyway).
+        let (transport, host_transport) = self.transports();
+        let key = self.start_key("");
+        let restored = Runner::restored_with_transport(&self.settings, key, snapshot.clone(), transport, host_transport, self.event_hook());
+        let mut runner = match restored {
+            Ok(runner) => runner,
+            Err(e) => {
+                keeper.release().await;
+                return Err(e.to_string());
+            }
+        };
+        if let Some(host) = &self.host {
+            runner = runner.attach_host(host.clone());
+        }
+        let was_running = matches!(data.session.status, SessionStatus::Running | SessionStatus::Interrupted);
+        let (reason, status) = if was_running {
+            (StopReason::Interrupted, SessionStatus::Interrupted)
+        } else if runner.team_is_idle() {
+            (StopReason::Idle, SessionStatus::Finished)
+        } else {
+            (runner.session.last_stop().unwrap_or(StopReason::Cancelled), SessionStatus::Paused)
+        };
+        *self.view.borrow_mut() = RunView::restored(&snapshot, reason);
+        let runner = Rc::new(runner);
+        let kept = runner.keep_in_quietly(keeper, status).await;
+        *self.runner.borrow_mut() = Some(runner);
+        self.needs_key.set(self.key_source == KeySource::User);
+        self.interrupted.set(was_running);
+        kept.map_err(|e| e.to_string())
     }
 
     fn answer(&self, question_id: u64, text: &str) -> bool {
@@ -296,7 +532,16 @@ impl Inner {
             EntryKind::Question { question_id, .. } => Some(question_id),
             _ => None,
         });
+        let waiting_for_key = self.interrupted.get() && self.needs_key.get();
         let (status, problem) = match &view.state {
+            #[cfg(feature = "widget-keep")]
+            _ if self.waiting_for_lease.get() => {
+                ("This conversation is open in another tab (or one closed a moment ago): it opens here once that tab lets it go.".into(), false)
+            }
+            #[cfg(feature = "widget-keep")]
+            _ if self.loading.get() && view.entries.is_empty() => ("Loading the conversation…".into(), false),
+            #[cfg(feature = "widget-keep")]
+            _ if waiting_for_key => ("The page was reloaded while the team was working. Enter your key and press Send to carry on.".into(), false),
             RunState::NotStarted => (String::new(), false),
             RunState::Running if question.is_some() => ("Waiting for your answer.".into(), false),
             RunState::Running => {
@@ -311,7 +556,7 @@ impl Inner {
         drop(view);
         self.emit(
             "render",
-            &json!({ "entries": changed, "status": status, "problem": problem, "cost": cost, "question": question, "running": running }),
+            &json!({ "entries": changed, "status": status, "problem": problem, "cost": cost, "question": question, "running": running, "resumable": waiting_for_key }),
         );
     }
 }

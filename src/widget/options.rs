@@ -1,7 +1,7 @@
 //! What the host page configures for the team: provider preset, base URL,
 //! model, price, team, budget, rounds, where the key comes from. Read from
 //! a plain object (the JS wrapper turns attributes or `mount` options into
-//! one; it keeps the options of its own, heading and storage key), checked,
+//! one; it keeps the options of its own, heading and placeholder), checked,
 //! and turned into the core's `Settings`. Read field by field rather than
 //! through serde: a derive here costs more wasm than the whole reader.
 //!
@@ -39,6 +39,9 @@ pub struct WidgetOptions {
     pub price_in: Option<f64>,
     pub price_out: Option<f64>,
     pub key_source: KeySource,
+    /// Keep the team in IndexedDB under this name (`keep`), so a reload
+    /// resumes it.
+    pub storage_key: Option<String>,
 }
 
 impl WidgetOptions {
@@ -72,7 +75,12 @@ impl WidgetOptions {
             Some(_) => return Err("tabteam-agent option rounds: expected a whole number from 1 to 1000".into()),
             None => None,
         };
+        let storage_key = match text("storageKey")? {
+            Some(k) if k.trim().is_empty() => return Err("tabteam-agent option storageKey: expected a name, not an empty text".into()),
+            k => k,
+        };
         Ok(Self {
+            storage_key,
             preset: text("preset")?,
             base_url: text("baseUrl")?,
             model: text("model")?,

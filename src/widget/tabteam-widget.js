@@ -5,19 +5,30 @@
 // Documented in README.md (options, attributes, events and payloads, CSP).
 //
 // The team, its events and what the conversation says live in the wasm
-// (`Agent`); this file only puts that on screen, inside a shadow root, and
-// keeps the conversation in IndexedDB. It also holds the page's tools: the
+// (`Agent`), and so does keeping it in IndexedDB (`storageKey`); this file
+// only puts that on screen, inside a shadow root. It also holds the page's tools: the
 // model picks one by name and gives checked arguments; what runs is the
 // function the page registered (asked for approval first when the tool says
 // `confirm`), never text from the model. No eval, no inline styles (a
 // constructed stylesheet), no globals, no listeners outside the widget's
 // own elements: unmount() removes everything mount() added.
-import init, { Agent } from './tabteam.js';
+import init, { Agent as PlainAgent } from './tabteam.js';
 
-let loading;
-function load() {
-  loading ??= init({ module_or_path: new URL('./tabteam_bg.wasm', import.meta.url) });
-  return loading;
+// Two builds of the engine: the plain one, and one that can keep the team
+// in IndexedDB (`storageKey`; the store is ~146 KB gzip more), fetched
+// only by a page with a widget that asks for it.
+let plain;
+let keeping;
+async function load(keep) {
+  if (!keep) {
+    plain ??= init({ module_or_path: new URL('./tabteam_bg.wasm', import.meta.url) }).then(() => PlainAgent);
+    return plain;
+  }
+  keeping ??= import('./tabteam_keep.js').then(async (module) => {
+    await module.default({ module_or_path: new URL('./tabteam_keep_bg.wasm', import.meta.url) });
+    return module.Agent;
+  });
+  return keeping;
 }
 
 /** Attribute name → option name. Numbers are parsed; the rest are strings. */
@@ -60,7 +71,6 @@ li{padding:8px 10px;border-radius:8px;background:#f4f4f7;overflow-wrap:anywhere}
 .reply{background:#eef3ff;border-left:3px solid #2a59d1}
 .question{border-left:3px solid #c77c00}
 .error{color:#b3261e;border-left:3px solid #b3261e}
-.history{opacity:.75}
 .approval{border-left:3px solid #c77c00;background:#fff8ec}
 .actions{display:flex;gap:6px;margin-top:6px}
 .live .body::after{content:"\\258D"}
@@ -107,10 +117,10 @@ export async function mount(element, options = {}) {
   for (const name of Object.keys(options)) {
     if (!OPTIONS.has(name)) throw new TypeError(`tabteam mount: unknown option "${name}"`);
   }
-  const { getKey, storageKey, heading = 'tabteam', placeholder = 'Ask me anything…', tools: initialTools = [], ...team } = options;
+  const { getKey, heading = 'tabteam', placeholder = 'Ask me anything…', tools: initialTools = [], ...team } = options;
   if (getKey !== undefined && typeof getKey !== 'function') throw new TypeError('tabteam mount: getKey must be a function');
   checkTools(initialTools);
-  await load();
+  const Agent = await load(team.storageKey != null);
 
   const view = document.createElement('tabteam-view');
   const shadow = view.attachShadow({ mode: 'open' });
@@ -128,18 +138,16 @@ export async function mount(element, options = {}) {
   $('h2').textContent = heading;
   ui.text.placeholder = placeholder;
 
-  const shown = new Map(); // entry id → { li, body, entry }
-  let history = [];
+  const shown = new Map(); // entry id → { li, body }
   let question = null;
+  let resumable = false;
   let alive = true;
-  const database = storageKey ? `tabteam-widget-${storageKey}` : null;
 
   const update = (name, json) => {
     if (!alive) return;
     const detail = JSON.parse(json);
     if (name === 'render') return render(detail);
     if (HOST_EVENTS.has(name)) element.dispatchEvent(new CustomEvent(name, { detail }));
-    if (name === 'finished' && database) save();
   };
   const config = {};
   for (const [name, value] of Object.entries(team)) if (value !== undefined && value !== null) config[name] = value;
@@ -236,7 +244,6 @@ export async function mount(element, options = {}) {
         ui.log.append(item.li);
         added = true;
       }
-      item.entry = entry;
       item.li.className = entry.kind + (entry.live ? ' live' : '');
       // Model output is text, never markup.
       item.body.textContent = entry.text;
@@ -246,6 +253,7 @@ export async function mount(element, options = {}) {
     if ('cost' in state) ui.cost.textContent = state.cost;
     if ('question' in state) question = state.question;
     if ('running' in state) ui.stop.disabled = !state.running;
+    if ('resumable' in state) resumable = state.resumable;
     ui.send.textContent = question == null ? 'Send' : 'Answer';
     if (added) ui.log.scrollTop = ui.log.scrollHeight;
   }
@@ -253,12 +261,10 @@ export async function mount(element, options = {}) {
   function submit(event) {
     event?.preventDefault();
     const text = ui.text.value;
-    if (!text.trim()) return;
+    // An empty Send continues a run a reload cut off (with the typed key).
+    if (!text.trim() && !resumable) return;
     const done = question == null ? agent.send(text, ui.key.value) : agent.answer(question, text);
-    if (done) {
-      ui.text.value = '';
-      if (database) save();
-    }
+    if (done) ui.text.value = '';
   }
   const onKey = (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) submit(event);
@@ -271,32 +277,8 @@ export async function mount(element, options = {}) {
   ui.text.addEventListener('keydown', onKey);
   ui.stop.addEventListener('click', onStop);
 
-  function save() {
-    const entries = [...history];
-    for (const { entry } of shown.values()) if (!entry.live) entries.push({ role: entry.role, kind: entry.kind, text: entry.text });
-    store(database, (s) => s.put({ schema_version: 1, entries }, 'conversation')).catch((e) => problem(`The conversation could not be saved: ${e.message ?? e}`));
-  }
-  function problem(message) {
-    if (alive) element.dispatchEvent(new CustomEvent('error', { detail: { role: null, message } }));
-  }
-
   element.append(view);
   const mountMs = performance.now() - started;
-  if (database) {
-    store(database, (s) => s.get('conversation'), 'readonly')
-      .then((saved) => {
-        if (!alive || !saved) return;
-        if (saved.schema_version !== 1) return problem(`The saved conversation has schema version ${saved.schema_version}; it was left as it is.`);
-        history = saved.entries;
-        for (const e of [...history].reverse()) {
-          const { li, body } = entryElement(e.role, e.kind);
-          li.classList.add('history');
-          body.textContent = e.text;
-          ui.log.prepend(li);
-        }
-      })
-      .catch((e) => problem(`The saved conversation could not be read: ${e.message ?? e}`));
-  }
 
   return {
     mountMs,
@@ -365,28 +347,6 @@ async function runTool(tool, args) {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** One request against the widget's own database (`kv` store), closed after. */
-function store(name, operation, mode = 'readwrite') {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore('kv');
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const tx = db.transaction('kv', mode);
-      const request = operation(tx.objectStore('kv'));
-      tx.oncomplete = () => {
-        db.close();
-        resolve(request.result);
-      };
-      tx.onerror = tx.onabort = () => {
-        db.close();
-        reject(tx.error ?? request.error);
-      };
-    };
-  });
 }
 
 /**

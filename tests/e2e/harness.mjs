@@ -64,6 +64,29 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
   return { page, context, problems };
 }
 
+/**
+ * A widget demo page (dist/widget/`path`), recording CSP violations (in
+ * `window.__violations`) and console errors from the start; resolves once
+ * the page's widgets are ready (`window.tabteamDemo.ready`). Opens a new
+ * context unless given one (a reload keeps the context's storage).
+ */
+export async function openWidgetPage(browser, url, { context, viewport = { width: 1280, height: 900 } } = {}) {
+  context ??= await browser.newContext({ viewport });
+  await context.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  return { page, context, problems };
+}
+
 /** The Content-Security-Policy violations the page has seen so far. */
 export async function cspViolations(page) {
   return page.evaluate(() => window.__cspViolations);

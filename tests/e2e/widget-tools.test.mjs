@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSite, screenshot, script, requests, root, roleZeroAnswer } from './harness.mjs';
+import { startSite, screenshot, script, requests, root, roleZeroAnswer, openWidgetPage } from './harness.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 
 const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
@@ -37,22 +37,7 @@ after(async () => {
 });
 
 /** The todo app with the assistant on `model`, recording CSP violations and console errors. */
-async function openTodo(model) {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(() => {
-    window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  await page.goto(`${env.site.url}/widget/index.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`);
-  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
-  return { page, context, problems };
-}
+const openTodo = (model) => openWidgetPage(env.browser, `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`);
 
 const widget = (page) => page.locator('#assistant');
 const todoTexts = (page) => page.locator('[data-testid=todo-list] .text').allTextContents();

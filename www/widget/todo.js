@@ -5,7 +5,7 @@
 // inline script, no eval: it runs under the strict CSP in pkg/README.md.
 //
 // Query parameters (used by the end-to-end test, handy by hand):
-//   base=<provider base URL>  model=<model>
+//   base=<provider base URL>  model=<model>  storage=<storage key>
 // With `base`, the assistant uses an OpenAI-compatible provider there
 // without a key.
 const query = new URLSearchParams(location.search);
@@ -18,6 +18,8 @@ if (query.get('base')) {
   }
 }
 if (query.get('model')) assistant.setAttribute('model', query.get('model'));
+// With `storage`, the conversation is kept (storage-key): a reload resumes it.
+if (query.get('storage')) assistant.setAttribute('storage-key', query.get('storage'));
 
 const todos = [
   { id: 1, text: 'Water the plants', priority: 'normal', done: false },

@@ -485,3 +485,22 @@ cross_test! {
         }
     }
 }
+
+cross_test! {
+    async fn a_reopened_assistant_shows_its_quick_answers() {
+        use crate::core::view::{EntryKind, RunView};
+        // A quick answer (MetaGPT's QUICK) streams in and is sent to all;
+        // the live view shows the streamed text as the reply.
+        let llm = ScriptedLlm::from_texts(MODEL, ["QUICK", "See the Install page."]);
+        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
+        let sink = view.clone();
+        let s = Session::new(&settings(TeamKind::Assistant), Models::Given(Rc::new(llm.clone())), EventSink::new(move |e| sink.borrow_mut().apply(e)));
+        s.send("How do I install?").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        let lines = |v: &RunView| -> Vec<(String, EntryKind, String)> { v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.trim().to_string())).collect() };
+        let live = lines(&view.borrow());
+        assert!(live.iter().any(|(_, kind, text)| *kind == EntryKind::Reply && text == "See the Install page."), "{live:?}");
+        let restored = RunView::restored(&s.team().borrow().snapshot(), StopReason::Idle);
+        assert_eq!(lines(&restored), live);
+    }
+}

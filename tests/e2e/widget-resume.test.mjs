@@ -1,0 +1,130 @@
+// Sessions that resume, on the demo todo app (dist/widget/index.html) under
+// the strict CSP of pkg/README.md, against the local scripted LLM server:
+// with storage-key the widget keeps its team in IndexedDB through the
+// site's store and run controller, so a reload while a call is under way
+// brings the conversation back as it was and the run carries on to its end,
+// making again only the call the reload cut off (the server's request log).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSite, screenshot, script, requests, root, roleZeroAnswer, openWidgetPage } from './harness.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+
+const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
+const cmd = (name, args = {}) => ({ command_name: name, args });
+
+let env;
+let llm;
+before(async () => {
+  assert.ok(existsSync(join(root, 'dist', 'widget', 'pkg', 'tabteam_keep_bg.wasm')), 'run scripts/build-widget.sh after trunk build');
+  llm = await startLlmServer();
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "style-src 'self'",
+    `connect-src 'self' ${llm.url}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  env = await startSite({ headers: { 'Content-Security-Policy': csp } });
+});
+after(async () => {
+  await env?.close();
+  await llm?.close();
+});
+
+const widget = (page) => page.locator('#assistant');
+const conversation = (page) => widget(page).locator('[data-testid=conversation]');
+
+async function waitFor(check, what, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('a reload mid-run: the conversation comes back and the run resumes, no finished call made again', async () => {
+  const model = 'wr-resume';
+  const third = { text: answer('Now the second one.', [cmd('Host.add_todo', { text: 'call mum' })]) };
+  await script(llm, model, [
+    { text: 'TASK' },
+    { text: answer('Adding the first.', [cmd('Host.add_todo', { text: 'buy milk' })]) },
+    // Cut off by the reload (the page is gone before it answers)...
+    { ...third, delay_ms: 20000 },
+    // ...and made again after it.
+    third,
+    { text: answer('Both added.', [cmd('RoleZero.reply_to_human', { content: 'I added "buy milk" and "call mum".' }), cmd('end')]) },
+  ]);
+  const url = `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}&storage=acme-tasks`;
+  const { page, context, problems } = await openWidgetPage(env.browser, url);
+  await widget(page).locator('[data-testid=input]').fill('add buy milk and call mum');
+  await widget(page).locator('[data-testid=send]').click();
+  // The slow third call has reached the server.
+  await waitFor(async () => (await requests(llm, model)).length === 3, 'the third call');
+  const before = await conversation(page).locator('li:not(.live)').allTextContents();
+  assert.ok(before.some((t) => t.includes('add buy milk and call mum')));
+  assert.ok(before.some((t) => t.includes('Adding the first.')), JSON.stringify(before));
+  await screenshot(page, 'widget-resume-1-before-reload');
+
+  await page.reload();
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  // The conversation as it was, then the run carries on to its end.
+  await conversation(page).getByText('add buy milk and call mum').waitFor({ timeout: 10000 });
+  // Everything that was said is back (the answer streaming when the page went is asked again).
+  const said = await conversation(page).locator('li:not(.live)').allTextContents();
+  for (const shown of before) if (!said.includes(shown)) assert.ok(false, `kept: ${shown}`);
+  await conversation(page).getByText('I added "buy milk" and "call mum".').waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => window.tabteamDemo.events.some((e) => e.name === 'finished'), null, { timeout: 20000 });
+  assert.match(await widget(page).locator('[data-testid=status]').textContent(), /Done/);
+  await screenshot(page, 'widget-resume-2-resumed');
+
+  // Every finished call once: only the call cut off was made again.
+  const log = await requests(llm, model);
+  assert.equal(log.length, 5, 'four calls, plus the one the reload cut off');
+  // Compared without the last turn: it holds the page's context, and the
+  // page's own list is not kept (after the reload "buy milk" is gone from it).
+  const bodies = log.map((e) => JSON.stringify(e.messages.slice(0, -1)));
+  assert.ok(bodies[3] === bodies[2], 'the call made again is the one cut off');
+  assert.equal(new Set(bodies).size, 4, 'no other call repeated');
+  assert.match(log[3].messages.at(-1).content, /## todo list\n1\. Water the plants/, 'the context as the page shows it now');
+  // The page's tool ran after the reload (its list is the page's own, not kept).
+  const calls = (await page.evaluate(() => window.tabteamDemo.events.filter((e) => e.name === 'tool-call'))).map((e) => e.detail.args.text);
+  assert.deepEqual(calls, ['call mum']);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('with a key the person types, a reload mid-run waits for the key; an empty Send with it carries on', async () => {
+  const model = 'wr-typed';
+  const second = { text: answer('Checking.', [cmd('RoleZero.reply_to_human', { content: 'Order 7 ships today.' }), cmd('end')]) };
+  await script(llm, model, [{ text: 'TASK' }, { ...second, delay_ms: 20000 }, second]);
+  // The hostile test page: its support widget takes a typed key and has storage-key="acme-support".
+  const url = `${env.site.url}/widget/hostile.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`;
+  const { page, context, problems } = await openWidgetPage(env.browser, url);
+  const support = page.locator('#support');
+  await support.locator('[data-testid=key]').fill('sk-typed-1');
+  await support.locator('[data-testid=input]').fill('Where is order 7?');
+  await support.locator('[data-testid=send]').click();
+  await waitFor(async () => (await requests(llm, model)).length === 2, 'the second call');
+
+  await page.reload();
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  await support.locator('[data-testid=conversation]').getByText('Where is order 7?').waitFor({ timeout: 10000 });
+  await page.waitForFunction(() => /Enter your key and press Send/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
+  assert.equal((await requests(llm, model)).length, 2, 'nothing is sent without the key');
+  await screenshot(page, 'widget-resume-3-waiting-for-key');
+  await support.locator('[data-testid=key]').fill('sk-typed-2');
+  await support.locator('[data-testid=send]').click();
+  await support.locator('[data-testid=conversation]').getByText('Order 7 ships today.').waitFor({ timeout: 20000 });
+  const log = await requests(llm, model);
+  assert.equal(log.length, 3);
+  assert.equal(log[2].headers.authorization, `<redacted:${'Bearer sk-typed-2'.length} chars>`, 'the key typed after the reload');
+  assert.ok(JSON.stringify(log[2].messages) === JSON.stringify(log[1].messages), 'the call cut off, made again');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
