@@ -22,6 +22,7 @@ use super::rolezero::{parse_commands, ParseOutcome};
 use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
 use super::snapshot::TeamSnapshot;
 use super::view::{split_commands, EntryKind, RunState, RunView};
+use super::view_words::deed;
 
 /// The cause a RoleZero gives the answers it keeps in memory.
 const ZERO_ANSWER: &str = "RoleZero";
@@ -77,6 +78,9 @@ impl RunView {
         let i = self.push(role, EntryKind::Answer, thoughts);
         self.entries[i].commands = folded;
         let ParseOutcome::Parsed { commands, .. } = parse_commands(content) else { return };
+        // Their results are not kept with the answer: the words say what
+        // each command was for ("Alex wrote game.js"), without versions.
+        self.entries[i].deeds = commands.iter().filter_map(|c| deed(role, c, None)).collect();
         for command in commands {
             let text = |key: &str| command.args.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
             match command.name.as_str() {

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::view::{stop_text, Entry, EntryKind, RunState};
+use crate::core::view::{Entry, EntryKind, RunState};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
 use super::replay::ReplayBanner;
@@ -47,19 +47,8 @@ fn Toolbar() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let status = move || {
         let replay = if shared.replay.get() { "Replay · " } else { "" };
-        let text = shared.view.with(|v| match &v.state {
-            RunState::NotStarted => "Starting…".to_string(),
-            RunState::Running => {
-                let busy: Vec<String> = v.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
-                if busy.is_empty() {
-                    format!("Round {}", v.round)
-                } else {
-                    format!("Round {}: {}", v.round, busy.join(", "))
-                }
-            }
-            RunState::Stopped(reason) => stop_text(reason),
-        });
-        format!("{replay}{text}")
+        // The words are the core's (`RunView::status`).
+        format!("{replay}{}", shared.view.with(|v| v.status()))
     };
     let budget = move || shared.settings.with(|s| s.budget);
     let spent = move || shared.view.with(|v| v.total_dollars);
@@ -109,7 +98,7 @@ fn Conversation() -> impl IntoView {
     let shared = expect_context::<Shared>();
     // Each row is keyed by what can change, so a streaming answer re-renders
     // only its own row.
-    let rows = move || shared.view.with(|v| v.entries.iter().map(|e| (e.id, e.text.len(), e.live, e.kind)).collect::<Vec<_>>());
+    let rows = move || shared.view.with(|v| v.entries.iter().map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>());
     view! {
         <section class="card conversation" aria-label="Conversation" data-testid="conversation">
             <For each=rows key=|row| *row let:row>
@@ -159,8 +148,14 @@ fn Row(entry: Entry) -> impl IntoView {
             <div class="bubble">
                 <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
                 <Markdown text=entry.text.clone() finished=!live/>
+                // What the commands did, in words (plain text, never HTML).
+                {(!entry.deeds.is_empty()).then(|| view! {
+                    <ul class="deeds" data-testid="deeds">
+                        {entry.deeds.iter().map(|d| view! { <li>{d.clone()}</li> }).collect_view()}
+                    </ul>
+                })}
                 {entry.commands.clone().map(|c| view! {
-                    <details class="commands"><summary>"Commands"</summary><pre><code>{c}</code></pre></details>
+                    <details class="commands"><summary>"Show commands"</summary><pre><code>{c}</code></pre></details>
                 })}
                 {question.map(|_| view! {
                     <form class="answer" on:submit=move |ev| { ev.prevent_default(); send(); }>
