@@ -86,7 +86,7 @@ pub struct RunView {
     /// Roles whose call is pausing before a retry.
     waiting: std::collections::BTreeSet<String>,
     /// Role → index of its latest answer (where its commands' words go).
-    last_answer: BTreeMap<String, usize>,
+    pub(crate) last_answer: BTreeMap<String, usize>,
     /// The version the last request became, once it is ready.
     version: Option<VersionNote>,
 }

@@ -178,8 +178,8 @@ cross_test! {
 
         let live = view.borrow().clone();
         let restored = RunView::restored(&team.snapshot(), StopReason::Idle);
-        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>)> {
-            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone())).collect()
+        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>, Vec<String>)> {
+            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone(), e.deeds.clone())).collect()
         };
         assert_eq!(lines(&restored), lines(&live));
         assert_eq!(restored.cost, live.cost);
