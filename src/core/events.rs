@@ -4,9 +4,11 @@
 
 use std::rc::Rc;
 
+use super::commands::Command;
 use super::cost::CostEntry;
 use super::message::MessageRef;
 use super::shared_str::SharedStr;
+use super::versions::TestSummary;
 
 /// Why a team stopped running.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -49,6 +51,9 @@ pub enum TeamEvent {
     Published { message: MessageRef },
     /// A message no role's addresses matched (MetaGPT logs a warning).
     Undelivered { message: MessageRef },
+    /// A role's command ran: the command as the model wrote it, and its
+    /// result (the text its model reads back) or its failure.
+    CommandRan { role: SharedStr, command: Command, outcome: Result<String, String> },
     RoleFailed { role: SharedStr, error: String },
     /// A role waits for the user's answer to question `id`.
     AskHuman { id: u64, role: SharedStr, question: String },
@@ -56,6 +61,11 @@ pub enum TeamEvent {
     ReplyToHuman { role: SharedStr, content: String },
     RoundFinished { round: u32 },
     Stopped { reason: StopReason },
+    /// The request the team worked on became version `number` of the
+    /// project (after the run stopped and its tests ran); `tests`, when it
+    /// has tests and they could run; `restored`, the version put back
+    /// because this one broke the tests (`Session::auto_rollback`).
+    VersionReady { number: u32, tests: Option<TestSummary>, restored: Option<u32> },
 }
 
 /// Where events go. The default drops them, and says so

@@ -45,6 +45,7 @@ pub mod team;
 pub mod versions;
 pub mod view;
 mod view_restore;
+pub mod view_words;
 pub mod yield_now;
 pub mod commands;
 pub mod rolezero;

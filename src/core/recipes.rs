@@ -127,7 +127,7 @@ mod tests {
             // bigger model: his one answer comes from that model, the rest
             // from the team's.
             let script = crate::core::mgx::tests::script();
-            let alex_turn = script.iter().position(|t| t.starts_with("Coding in order.")).expect("Alex's answer");
+            let alex_turn = script.iter().position(|t| t.starts_with("I will write the rules in game.js")).expect("Alex's answer");
             let base = ScriptedLlm::new("small", script.iter().enumerate().filter(|(i, _)| *i != alex_turn).map(|(_, t)| Turn::text(t.clone())));
             let big = ScriptedLlm::from_texts("big", [script[alex_turn].clone()]);
             let mut settings = Settings { model: "small".into(), custom_price: Some(Price::new(1.0, 1.0)), ..Settings::default() };

@@ -13,6 +13,8 @@ use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
 use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
+use super::versions::TestSummary;
+use super::view_words::{deed, doing_from_stream, report_text};
 
 /// One line of the conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +26,8 @@ pub struct Entry {
     pub text: String,
     /// JSON commands in the answer, folded away by default.
     pub commands: Option<String>,
+    /// What the answer's commands did, in words (`view_words::deed`).
+    pub deeds: Vec<String>,
     /// Still streaming.
     pub live: bool,
 }
@@ -81,6 +85,18 @@ pub struct RunView {
     quiet: std::collections::BTreeSet<String>,
     /// Roles whose call is pausing before a retry.
     waiting: std::collections::BTreeSet<String>,
+    /// Role → index of its latest answer (where its commands' words go).
+    pub(crate) last_answer: BTreeMap<String, usize>,
+    /// The version the last request became, once it is ready.
+    version: Option<VersionNote>,
+}
+
+/// What the status says of the version a run made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct VersionNote {
+    number: u32,
+    tests: Option<TestSummary>,
+    restored: Option<u32>,
 }
 
 impl RunView {
@@ -111,6 +127,7 @@ impl RunView {
             TeamEvent::RoundStarted { round } => {
                 self.round = *round;
                 self.state = RunState::Running;
+                self.version = None;
             }
             TeamEvent::RoleBusy { role, doing } => {
                 self.busy.insert(role.to_string(), doing.to_string());
@@ -124,11 +141,12 @@ impl RunView {
                     let i = self.push(role, EntryKind::Answer, String::new());
                     self.entries[i].live = true;
                     self.live.insert(role.to_string(), i);
+                    self.last_answer.insert(role.to_string(), i);
                 }
             }
             TeamEvent::Waiting { role, seconds, reason } => {
                 self.waiting.insert(role.to_string());
-                self.busy.insert(role.to_string(), format!("waiting {seconds} s ({reason})"));
+                self.busy.insert(role.to_string(), format!("waiting {seconds} s: {reason}"));
             }
             TeamEvent::LlmDelta { role, text } => {
                 // The call proceeds: the wait is over.
@@ -164,10 +182,22 @@ impl RunView {
                     let to_all = message.send_to.iter().any(|a| a == super::message::ALL);
                     let to: Vec<&str> = message.send_to.iter().map(String::as_str).collect();
                     let label = if to_all { message.sent_from.to_string() } else { format!("{} → {}", message.sent_from, to.join(", ")) };
-                    self.push(&label, EntryKind::Message { to_all }, message.content.clone());
+                    // A member's report to its leader lists its commands'
+                    // outputs for the leader's model; the person has seen
+                    // them in words under the member's answer.
+                    let text = if message.cause_by.as_str() == RUN_COMMAND { report_text(&message.content) } else { message.content.clone() };
+                    self.push(&label, EntryKind::Message { to_all }, text);
                 }
             }
             TeamEvent::Undelivered { .. } | TeamEvent::RoundFinished { .. } => {}
+            TeamEvent::CommandRan { role, command, outcome } => {
+                if let (Some(words), Some(&i)) = (deed(role, command, Some(outcome)), self.last_answer.get(role.as_str())) {
+                    self.entries[i].deeds.push(words);
+                }
+            }
+            TeamEvent::VersionReady { number, tests, restored } => {
+                self.version = Some(VersionNote { number: *number, tests: *tests, restored: *restored });
+            }
             TeamEvent::RoleFailed { role, error } => {
                 self.waiting.remove(role.as_str());
                 self.end_stream(role);
@@ -197,6 +227,51 @@ impl RunView {
                 self.state = RunState::Stopped(reason.clone());
             }
         }
+    }
+
+    /// The status line: what the team waits for, in words. A question for
+    /// the person comes first (the team waits for them, whatever the round);
+    /// then who is doing what; then why it stopped, or the version it made.
+    pub fn status(&self) -> String {
+        match &self.state {
+            RunState::NotStarted => "Starting…".into(),
+            RunState::Running => {
+                let asking: Vec<&str> = self.open_questions().iter().map(|e| e.role.as_str()).collect();
+                match asking.as_slice() {
+                    [] => {}
+                    [role] => return format!("{role} asks you a question"),
+                    _ => return format!("{} questions wait for your answer", asking.len()),
+                }
+                let busy: Vec<String> = self.busy.iter().map(|(role, doing)| format!("{role} is {}", self.doing(role, doing))).collect();
+                if busy.is_empty() {
+                    "The team is working…".into()
+                } else {
+                    busy.join(", ")
+                }
+            }
+            RunState::Stopped(StopReason::Idle) => match self.version {
+                Some(VersionNote { number, restored: Some(back), .. }) => {
+                    format!("Done: version {number} broke the tests, so version {back} was restored.")
+                }
+                Some(VersionNote { number, tests: Some(t), .. }) if t.failed > 0 => {
+                    format!("Done: version {number} is ready, but {} of its {} tests fail.", t.failed, t.passed + t.failed)
+                }
+                Some(VersionNote { number, tests: Some(t), .. }) => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
+                Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
+                None => stop_text(&StopReason::Idle),
+            },
+            RunState::Stopped(reason) => stop_text(reason),
+        }
+    }
+
+    /// What `role` is doing: its label, or the file its streaming answer writes.
+    fn doing<'a>(&self, role: &str, label: &'a str) -> std::borrow::Cow<'a, str> {
+        if label == "thinking" {
+            if let Some(doing) = self.live.get(role).and_then(|&i| doing_from_stream(&self.entries[i].text)) {
+                return doing.into();
+            }
+        }
+        label.into()
     }
 
     /// The user answered question `question_id`: mark it and show the answer.
@@ -241,7 +316,7 @@ impl RunView {
 
     pub(crate) fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
         self.next_id += 1;
-        self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, live: false });
+        self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, deeds: Vec::new(), live: false });
         self.entries.len() - 1
     }
 }
@@ -301,7 +376,10 @@ fn sentence(text: &str) -> String {
 mod tests {
     use std::rc::Rc;
 
+    use serde_json::json;
+
     use super::*;
+    use crate::core::commands::Command;
     use crate::core::cost::CostEntry;
     use crate::core::message::{Message, MessageId, MsgRole};
 
@@ -374,7 +452,8 @@ mod tests {
         v.apply(&TeamEvent::RoundStarted { round: 1 });
         v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into(), quiet: false });
         v.apply(&TeamEvent::Waiting { role: "Alice".into(), seconds: 3, reason: "rate limited by the provider".into() });
-        assert_eq!(v.busy["Alice"], "waiting 3 s (rate limited by the provider)");
+        assert_eq!(v.busy["Alice"], "waiting 3 s: rate limited by the provider");
+        assert_eq!(v.status(), "Alice is waiting 3 s: rate limited by the provider");
         assert!(v.entries.iter().all(|e| e.text.is_empty()), "a wait is status, not conversation");
         v.apply(&TeamEvent::LlmDelta { role: "Alice".into(), text: "PRD".into() });
         assert_eq!(v.busy["Alice"], "thinking");
@@ -445,6 +524,112 @@ mod tests {
         v.answered(7, "blue");
         assert!(v.open_questions().is_empty());
         assert_eq!(v.entries.last().map(|e| e.text.as_str()), Some("blue"));
+    }
+
+    fn started(role: &str) -> TeamEvent {
+        TeamEvent::LlmStarted { role: role.into(), model: "m".into(), quiet: false }
+    }
+
+    fn delta(role: &str, text: &str) -> TeamEvent {
+        TeamEvent::LlmDelta { role: role.into(), text: text.into() }
+    }
+
+    fn ran(role: &str, name: &str, args: serde_json::Value, outcome: Result<&str, &str>) -> TeamEvent {
+        TeamEvent::CommandRan { role: role.into(), command: Command::new(name, args), outcome: outcome.map(str::to_owned).map_err(str::to_owned) }
+    }
+
+    /// The status line after each sequence of events: what the team waits
+    /// for, in words, and never a round number.
+    #[test]
+    fn the_status_says_what_the_team_waits_for() {
+        let round = TeamEvent::RoundStarted { round: 1 };
+        let ask = TeamEvent::AskHuman { id: 1, role: "Mike".into(), question: "Which colour?".into() };
+        let writing = "Coding.\n```json\n[{\"command_name\": \"Editor.write\", \"args\": {\"path\": \"game.js\", \"content\": \"export";
+        let version = |tests: Option<(u32, u32)>, restored: Option<u32>| TeamEvent::VersionReady {
+            number: 2,
+            tests: tests.map(|(passed, failed)| TestSummary { passed, failed }),
+            restored,
+        };
+        let idle = TeamEvent::Stopped { reason: StopReason::Idle };
+        let cases: Vec<(Vec<TeamEvent>, &str)> = vec![
+            (vec![], "Starting…"),
+            (vec![round.clone()], "The team is working…"),
+            (vec![round.clone(), started("Mike")], "Mike is thinking"),
+            (vec![round.clone(), started("Alex"), delta("Alex", writing)], "Alex is writing game.js"),
+            (vec![round.clone(), started("Alex"), delta("Alex", writing), started("Mike")], "Alex is writing game.js, Mike is thinking"),
+            (
+                vec![round.clone(), started("Alex"), TeamEvent::Waiting { role: "Alex".into(), seconds: 20, reason: "rate limited".into() }],
+                "Alex is waiting 20 s: rate limited",
+            ),
+            (vec![round.clone(), started("Mike"), cost("Mike", 0.0), ask.clone()], "Mike asks you a question"),
+            // Others still at work: the person is who the team waits for.
+            (vec![round.clone(), started("Alex"), ask.clone()], "Mike asks you a question"),
+            (vec![round.clone(), ask.clone(), TeamEvent::AskHuman { id: 2, role: "Alex".into(), question: "?".into() }], "2 questions wait for your answer"),
+            (vec![round.clone(), idle.clone()], "Done: every role is idle."),
+            (vec![round.clone(), idle.clone(), version(None, None)], "Done: version 2 is ready."),
+            (vec![round.clone(), idle.clone(), version(Some((3, 0)), None)], "Done: version 2 is ready; its 3 tests pass."),
+            (vec![round.clone(), idle.clone(), version(Some((2, 1)), None)], "Done: version 2 is ready, but 1 of its 3 tests fail."),
+            (vec![round.clone(), idle.clone(), version(Some((2, 1)), Some(1))], "Done: version 2 broke the tests, so version 1 was restored."),
+            // A new request: the last version is no longer news.
+            (vec![round.clone(), idle.clone(), version(None, None), round.clone()], "The team is working…"),
+            (vec![round.clone(), TeamEvent::Stopped { reason: StopReason::Cancelled }], "Stopped by you. Resume to carry on where the team was."),
+        ];
+        for (events, status) in cases {
+            let mut v = RunView::default();
+            for e in &events {
+                v.apply(e);
+            }
+            assert_eq!(v.status(), status, "{events:?}");
+            assert!(!v.status().contains("Round"));
+        }
+        // Answered: the status moves on.
+        let mut v = RunView::default();
+        for e in [round, ask] {
+            v.apply(&e);
+        }
+        v.answered(1, "blue");
+        assert_eq!(v.status(), "The team is working…");
+    }
+
+    /// Each answer says what its commands did, in order, under its text;
+    /// the commands stay folded beside; a member's report reads plainly.
+    #[test]
+    fn an_answer_says_what_its_commands_did() {
+        let mut v = RunView::default();
+        v.apply(&TeamEvent::RoundStarted { round: 1 });
+        v.apply(&started("Mike"));
+        v.apply(&delta("Mike", "Planning.\n```json\n[{\"command_name\": \"Plan.append_task\"}]\n```"));
+        v.apply(&cost("Mike", 0.0));
+        v.apply(&ran("Mike", "Plan.append_task", json!({"instruction": "Write the code", "assignee": "Alex"}), Ok("Task 1 appended")));
+        let brief = Rc::new(Message::new(MessageId(2), "Write game.js").with_role(MsgRole::Assistant).caused_by("TeamLeader.publish_team_message").from_role("Mike").to(["Alex"]));
+        v.apply(&TeamEvent::Published { message: brief });
+        v.apply(&ran("Mike", "TeamLeader.publish_team_message", json!({"send_to": "Alex", "content": "Write game.js"}), Ok("message sent to Alex")));
+        v.apply(&ran("Mike", "RoleZero.reply_to_human", json!({"content": "Alex is coding."}), Ok("received")));
+        v.apply(&started("Alex"));
+        v.apply(&delta("Alex", "Coding."));
+        v.apply(&cost("Alex", 0.0));
+        v.apply(&ran("Alex", "Editor.write", json!({"path": "game.js", "content": "x"}), Ok("wrote game.js (1 line, version 2)")));
+        v.apply(&ran("Alex", "Editor.write", json!({"path": ""}), Err("the path is empty")));
+        let report = Rc::new(
+            Message::new(MessageId(5), "I have finished the task, please mark my task as finished. Outputs: Command Editor.write executed: wrote game.js\n\nCommand Editor.write failed: the path is empty")
+                .with_role(MsgRole::Assistant)
+                .caused_by(RUN_COMMAND)
+                .from_role("Alex")
+                .to(["Mike"]),
+        );
+        v.apply(&TeamEvent::Published { message: report });
+        let shown: Vec<(&str, &str, Vec<&str>)> = v.entries.iter().map(|e| (e.role.as_str(), e.text.as_str(), e.deeds.iter().map(String::as_str).collect())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("Mike", "Planning.", vec!["Mike assigned 'Write the code' to Alex", "Mike messaged Alex"]),
+                ("Mike → Alex", "Write game.js", vec![]),
+                ("Alex", "Coding.", vec!["Alex wrote game.js (version 2)", "Alex tried to write a file, but it failed: the path is empty"]),
+                ("Alex → Mike", "Stopped with a problem (the details are in the answer above) and handed back.", vec![]),
+            ]
+        );
+        assert!(v.entries[0].commands.is_some(), "the raw commands stay one click away");
+        assert!(v.entries.iter().all(|e| !e.text.contains("Command ") && !e.text.contains("executed")));
     }
 
     #[test]

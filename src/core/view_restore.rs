@@ -24,9 +24,11 @@ use serde_json::Value;
 use super::events::{StopReason, TeamEvent};
 use super::message::{Message, MessageId, MsgRole};
 use super::rolezero::{parse_commands, ParseOutcome};
-use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, SHOWN_ONLY};
+use super::commands::Command;
+use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, RUN_COMMAND, SHOWN_ONLY};
 use super::snapshot::TeamSnapshot;
 use super::view::{split_commands, EntryKind, RunState, RunView};
+use super::view_words::deed;
 
 /// The cause a RoleZero gives the answers it keeps in memory.
 const ZERO_ANSWER: &str = "RoleZero";
@@ -63,7 +65,17 @@ impl RunView {
                     .range(id..)
                     .filter(|(i, m)| published.contains(i) && m.sent_from == message.sent_from)
                     .map(|(_, m)| *m);
-                view.restore_answer(&message.sent_from, &message.content, |view| {
+                // What its commands gave back: the role's next note of
+                // command outputs, before its next answer (none while the
+                // commands had not all run when the session was saved).
+                let outputs = by_id
+                    .range(id..)
+                    .skip(1)
+                    .filter(|(i, m)| answers.contains(i) && m.sent_from == message.sent_from)
+                    .take_while(|(_, m)| m.cause_by.as_str() != ZERO_ANSWER)
+                    .find(|(_, m)| m.role == MsgRole::User && m.cause_by.as_str() == RUN_COMMAND)
+                    .map(|(_, m)| m.content.as_str());
+                view.restore_answer(&message.sent_from, &message.content, outputs, |view| {
                     if let Some(m) = later.next() {
                         shown.insert(m.id);
                         view.show_published(m);
@@ -92,15 +104,23 @@ impl RunView {
 
     /// A kept answer: its thoughts with the commands folded, then the
     /// replies and questions its commands carried.
-    fn restore_answer(&mut self, role: &str, content: &str, mut next_published: impl FnMut(&mut Self)) {
+    fn restore_answer(&mut self, role: &str, content: &str, outputs: Option<&str>, mut next_published: impl FnMut(&mut Self)) {
         // The duplicate guard's closing answer is the role's own: the live
         // conversation showed only the question it carries.
-        if !content.starts_with(REPEAT_NOTE) {
+        let entry = (!content.starts_with(REPEAT_NOTE)).then(|| {
             let (thoughts, folded) = split_commands(content);
             let i = self.push(role, EntryKind::Answer, thoughts);
             self.entries[i].commands = folded;
-        }
+            // Commands still to run when the session continues say their words here.
+            self.last_answer.insert(role.to_owned(), i);
+            i
+        });
         let ParseOutcome::Parsed { commands, .. } = parse_commands(content) else { return };
+        // The same words as when they ran: each command with its result.
+        if let (Some(i), Some(outputs)) = (entry, outputs) {
+            let results = command_results(outputs, &commands);
+            self.entries[i].deeds = commands.iter().zip(&results).filter_map(|(c, r)| r.as_ref().and_then(|r| deed(role, c, Some(r)))).collect();
+        }
         for command in commands {
             let text = |key: &str| command.args.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
             match command.name.as_str() {
@@ -117,6 +137,41 @@ impl RunView {
     }
 }
 
+/// Each command's result in a role's note of outputs ("Command X executed:
+/// …" / "Command X failed: …", joined by blank lines, in command order);
+/// `None` for a command that did not run (an earlier one failed).
+fn command_results(outputs: &str, commands: &[Command]) -> Vec<Option<Result<String, String>>> {
+    let marker = |c: &Command, from: usize| -> Option<(usize, usize, bool)> {
+        let (ok, failed) = (format!("Command {} executed: ", c.name), format!("Command {} failed: ", c.name));
+        let rest = &outputs[from..];
+        let at = |m: &str| rest.find(m).filter(|&p| p == 0 || rest[..p].ends_with("\n\n")).map(|p| (from + p, from + p + m.len()));
+        match (at(&ok), at(&failed)) {
+            (Some(a), Some(b)) if b.0 < a.0 => Some((b.0, b.1, false)),
+            (Some(a), _) => Some((a.0, a.1, true)),
+            (None, Some(b)) => Some((b.0, b.1, false)),
+            (None, None) => None,
+        }
+    };
+    let mut results = Vec::with_capacity(commands.len());
+    let mut from = 0;
+    for (n, command) in commands.iter().enumerate() {
+        let Some((_, body, ok)) = marker(command, from) else {
+            results.push(None);
+            continue;
+        };
+        // This result runs to the next command's marker, or the end.
+        let end = commands[n + 1..]
+            .iter()
+            .find_map(|next| marker(next, body).map(|(start, ..)| start))
+            .or_else(|| outputs[body..].find("\n\nNot run because").map(|p| body + p + 2))
+            .unwrap_or(outputs.len());
+        let text = outputs[body..end].trim_end().to_owned();
+        results.push(Some(if ok { Ok(text) } else { Err(text) }));
+        from = end;
+    }
+    results
+}
+
 impl RunView {
     /// An answer that was streaming when the tab closed: shown, marked as
     /// abandoned (its call is made again when the session continues).
@@ -124,5 +179,37 @@ impl RunView {
         let (thoughts, folded) = split_commands(text);
         let i = self.push(role, EntryKind::Answer, format!("{thoughts} …(abandoned when the tab closed; asked again on resume)"));
         self.entries[i].commands = folded;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A note of outputs read back per command: a note first, a result over
+    /// several lines, a failure, and a command that did not run.
+    #[test]
+    fn outputs_are_read_back_per_command() {
+        let commands = [
+            Command::new("Editor.write", json!({"path": "a.js"})),
+            Command::new("Sandbox.run_tests", json!({})),
+            Command::new("Editor.write", json!({"path": ""})),
+            Command::bare("end"),
+        ];
+        let outputs = "Note: one list at a time.\n\nCommand Editor.write executed: wrote a.js (1 line, version 3)\n\n\
+                       Command Sandbox.run_tests executed: tests: 1 passed, 1 failed\nFAILED t › x\n\n\
+                       Command Editor.write failed: the path is empty\n\nNot run because an earlier command failed: end.";
+        let results = command_results(outputs, &commands);
+        assert_eq!(
+            results,
+            [
+                Some(Ok("wrote a.js (1 line, version 3)".to_owned())),
+                Some(Ok("tests: 1 passed, 1 failed\nFAILED t › x".to_owned())),
+                Some(Err("the path is empty".to_owned())),
+                None,
+            ]
+        );
     }
 }

@@ -112,8 +112,8 @@ pub fn PlanEditor() -> impl IntoView {
                 }>
                     <form on:submit=move |ev| { ev.prevent_default(); submit(); }>
                         <p class="note">{move || match state.editing.get() {
-                            Some(id) => format!("Editing task {id} (Plan.replace_task)"),
-                            None => "Append a task (Plan.append_task)".to_string(),
+                            Some(id) => format!("Change task {id}"),
+                            None => "Add a task".to_string(),
                         }}</p>
                         <div class="plan-edit-grid">
                             <label>"Id"<input type="text" data-testid="task-id" prop:value=state.id
@@ -128,7 +128,7 @@ pub fn PlanEditor() -> impl IntoView {
                             on:input=move |ev| state.instruction.set(event_target_value(&ev)) /></label>
                         <div class="row">
                             <button type="submit" class="primary" data-testid="task-save">
-                                {move || if state.editing.get().is_some() { "Save task" } else { "Append task" }}
+                                {move || if state.editing.get().is_some() { "Save task" } else { "Add task" }}
                             </button>
                             <Show when=move || state.editing.get().is_some()>
                                 <button type="button" on:click=move |_| state.editing.set(None)>"Cancel"</button>

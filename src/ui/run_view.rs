@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::view::{stop_text, Entry, EntryKind, RunState};
+use crate::core::view::{Entry, EntryKind, RunState};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
 use super::replay::ReplayBanner;
@@ -53,19 +53,8 @@ fn Toolbar() -> impl IntoView {
     let dialog = expect_context::<super::settings_dialog::SettingsDialogState>();
     let status = move || {
         let replay = if shared.replay.get() { "Replay · " } else { "" };
-        let text = shared.view.with(|v| match &v.state {
-            RunState::NotStarted => "Starting…".to_string(),
-            RunState::Running => {
-                let busy: Vec<String> = v.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
-                if busy.is_empty() {
-                    format!("Round {}", v.round)
-                } else {
-                    format!("Round {}: {}", v.round, busy.join(", "))
-                }
-            }
-            RunState::Stopped(reason) => stop_text(reason),
-        });
-        format!("{replay}{text}")
+        // The words are the core's (`RunView::status`).
+        format!("{replay}{}", shared.view.with(|v| v.status()))
     };
     let stop = move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() });
     let resume = move |_| super::sessions::resume(shared);
@@ -114,7 +103,7 @@ fn Conversation() -> impl IntoView {
     // only its own row.
     let rows = move || {
         let limit = limit.get();
-        shared.view.with(|v| v.entries.iter().take(limit).map(|e| (e.id, e.text.len(), e.live, e.kind)).collect::<Vec<_>>())
+        shared.view.with(|v| v.entries.iter().take(limit).map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>())
     };
     // `long`: style.css skips laying out the entries out of view (issue #21).
     let is_long = move || limit.get() > LONG_CONVERSATION;
@@ -167,8 +156,14 @@ fn Row(entry: Entry) -> impl IntoView {
             <div class="bubble">
                 <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
                 <Markdown text=entry.text.clone() finished=!live/>
+                // What the commands did, in words (plain text, never HTML).
+                {(!entry.deeds.is_empty()).then(|| view! {
+                    <ul class="deeds" data-testid="deeds">
+                        {entry.deeds.iter().map(|d| view! { <li>{d.clone()}</li> }).collect_view()}
+                    </ul>
+                })}
                 {entry.commands.clone().map(|c| view! {
-                    <details class="commands"><summary>"Commands"</summary><pre><code>{c}</code></pre></details>
+                    <details class="commands"><summary>"Show commands"</summary><pre><code>{c}</code></pre></details>
                 })}
                 {question.map(|_| view! {
                     <form class="answer" on:submit=move |ev| { ev.prevent_default(); send(); }>

@@ -1,6 +1,7 @@
 //! The site's "Replay a sample run": the real team (the software company)
 //! with a model that plays back `recordings/company-2048.json` on the
-//! browser's timers. No key, no provider, no cost; the UI labels it.
+//! browser's timers, with the sandbox attached so the game it builds runs
+//! in the preview. No key, no provider, no cost; the UI labels it.
 //!
 //! The pace is chosen here (the site's); the playback itself is
 //! `core::llm::replay`.
@@ -31,6 +32,8 @@ pub fn sample_runner(on_event: impl Fn(&TeamEvent) + 'static) -> (Runner, Record
         ..Settings::default()
     };
     let stopper = llm.clone();
-    let runner = Runner::with_llm(&settings, Rc::new(llm), &recording.idea, on_event).on_stop(move || stopper.stop());
+    // The sandbox needs no key and no network: the replay ends with the
+    // game it built running in the preview, as a real run does.
+    let runner = Runner::with_llm(&settings, Rc::new(llm), &recording.idea, on_event).on_stop(move || stopper.stop()).attach_sandbox();
     (runner, recording)
 }

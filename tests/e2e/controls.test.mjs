@@ -61,6 +61,9 @@ test('a question from the team is answered in the page and the answer reaches th
 
   const question = page.locator('article.question').filter({ hasText: 'Which colour should the tiles be?' });
   await question.waitFor({ timeout: 15000 });
+  // The team waits for the person, and the status line says so.
+  await page.getByTestId('status').filter({ hasText: 'Tabby asks you a question' }).waitFor({ timeout: 5000 });
+  assert.doesNotMatch(await page.getByTestId('status').textContent(), /Round/);
   await screenshot(page, 'ask-1-question');
   await question.getByTestId('answer').fill('Blue, please');
   await question.getByRole('button', { name: 'Answer' }).click();
@@ -69,6 +72,8 @@ test('a question from the team is answered in the page and the answer reaches th
   const conversation = await page.getByTestId('conversation').textContent();
   assert.match(conversation, /Blue, please/);
   assert.match(conversation, /Blue tiles it is\./);
+  // The question and its answer, said in words under Tabby's answer.
+  assert.match(conversation, /Tabby asked you: “Which colour should the tiles be\?” You answered: “Blue, please”/);
   assert.equal(await page.getByTestId('answer').count(), 0, 'the answer box is gone once answered');
   await screenshot(page, 'ask-2-answered');
 

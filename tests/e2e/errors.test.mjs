@@ -58,7 +58,7 @@ test('a busy provider without Retry-After is asked again after 5 s, then 10 s, c
   await start(page, model);
   const status = page.getByTestId('status');
   await status.filter({ hasText: 'waiting 5 s' }).waitFor({ timeout: 15000 });
-  assert.match(await statusText(page), /Tabby is waiting 5 s \(the provider is busy \(HTTP 503\)\)/);
+  assert.match(await statusText(page), /Tabby is waiting 5 s: the provider is busy \(HTTP 503\)/);
   await page.clock.runFor(1000);
   await status.filter({ hasText: 'waiting 4 s' }).waitFor({ timeout: 5000 });
   await screenshot(page, 'busy-1-countdown');

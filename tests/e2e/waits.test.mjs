@@ -18,9 +18,9 @@ test('a 429 with Retry-After shows the wait and the run recovers', async () => {
   await page.getByLabel('Your idea').fill('hello there');
   await page.getByTestId('start').click();
 
-  const waiting = page.getByTestId('status').filter({ hasText: 'waiting 3 s (rate limited by the provider)' });
+  const waiting = page.getByTestId('status').filter({ hasText: 'waiting 3 s: rate limited by the provider' });
   await waiting.waitFor({ timeout: 15000 });
-  assert.match(await page.getByTestId('status').textContent(), /Tabby is waiting 3 s \(rate limited by the provider\)/);
+  assert.match(await page.getByTestId('status').textContent(), /^Tabby is waiting 3 s: rate limited by the provider$/);
   await screenshot(page, 'wait-1-rate-limited');
 
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 20000 });

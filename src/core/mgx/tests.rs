@@ -44,8 +44,6 @@ fn lead(finish: bool, to: &str, brief: &str, status: &str) -> String {
     answer("Next step.", Value::Array(list))
 }
 
-const GAME_JS: &str = "export function slide(row) { const v = row.filter(Boolean); return v.concat(Array(4 - v.length).fill(0)); }\n";
-
 /// The scripted answers, in call order: the recorded sample run the site
 /// replays (`recordings/company-2048.json`, one source for both), also used
 /// by the browser run in `web::team_run_tests`.
@@ -110,11 +108,14 @@ cross_test! {
 
         // The files.
         let files = team.env.world.files.borrow();
-        assert_eq!(files.list(None).unwrap(), ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html", "style.css", "tests/game.test.js"]);
+        assert_eq!(files.list(None).unwrap(), ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html", "main.js", "style.css", "tests/game.test.js"]);
         assert!(files.read("docs/prd.md").unwrap().contains("```mermaid\nquadrantChart"));
         let design = files.read("docs/system_design.md").unwrap();
         assert!(design.contains("classDiagram") && design.contains("sequenceDiagram"));
-        assert_eq!(files.read("game.js").unwrap(), GAME_JS);
+        // A game that runs: the page loads main.js, which draws the board from game.js's rules.
+        assert!(files.read("index.html").unwrap().contains(r#"<script type="module" src="main.js">"#));
+        assert!(files.read("main.js").unwrap().contains("import { newBoard, move, addTile } from './game.js'"));
+        assert!(files.read("game.js").unwrap().contains("export function move(board, dir)"));
 
         // Each member got its brief and the requirement reached Alice.
         let alice = llm.requests().into_iter().find(|r| r.messages[0].content.contains("named Alice")).unwrap();
@@ -177,8 +178,8 @@ cross_test! {
 
         let live = view.borrow().clone();
         let restored = RunView::restored(&team.snapshot(), StopReason::Idle);
-        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>)> {
-            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone())).collect()
+        let lines = |v: &RunView| -> Vec<(String, EntryKind, String, Option<String>, Vec<String>)> {
+            v.entries.iter().map(|e| (e.role.clone(), e.kind, e.text.clone(), e.commands.clone(), e.deeds.clone())).collect()
         };
         assert_eq!(lines(&restored), lines(&live));
         assert_eq!(restored.cost, live.cost);
@@ -245,6 +246,42 @@ cross_test! {
         llm.push(crate::core::llm::scripted::Turn::text("Nothing was built yet."));
         let outcome = team.run(30).await;
         assert_eq!(outcome.stop, StopReason::Idle, "{:?}", outcome.failures);
+    }
+}
+
+cross_test! {
+    /// The sample run as a person reads it: each answer's text, what its
+    /// commands did in words (from the real commands' results), and no
+    /// model-facing bookkeeping ("Command … executed").
+    async fn the_sample_run_speaks_to_a_person() {
+        use crate::core::view::{EntryKind, RunView};
+        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
+        let sink = view.clone();
+        let llm = ScriptedLlm::from_texts(MODEL, script());
+        let mut team = priced_mgx_with(&llm, EventSink::new(move |e| sink.borrow_mut().apply(e)));
+        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        team.run_project("a 2048 game in HTML/JS");
+        team.run(30).await;
+        let view = view.borrow();
+        let deeds: Vec<&str> = view.entries.iter().flat_map(|e| e.deeds.iter().map(String::as_str)).collect();
+        for said in [
+            "Mike assigned 'Write the PRD' to Alice",
+            "Mike assigned 'Write the code' to Alex",
+            "Mike messaged Alice",
+            "Alice wrote docs/prd.md (version 1)",
+            "Mike marked the current task done; next: 'Design the system'",
+            "Alex wrote game.js (version 1)",
+            "Edward wrote tests/game.test.js (version 1)",
+            "Mike marked the last task done",
+        ] {
+            assert!(deeds.contains(&said), "{said:?} not in {deeds:#?}");
+        }
+        for e in &view.entries {
+            assert!(!e.text.contains("executed") && !e.text.contains("command_name"), "{e:?}");
+        }
+        let reports: Vec<&str> = view.entries.iter().filter(|e| e.role == "Alice → Mike").map(|e| e.text.as_str()).collect();
+        assert_eq!(reports, ["Finished the task and handed it back."]);
+        assert!(view.entries.iter().any(|e| e.kind == EntryKind::Reply && e.text.starts_with("Your 2048 game is ready")));
     }
 }
 

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use super::step::Step;
 use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
 use crate::core::commands::host::HOST_PREFIX;
+use crate::core::events::TeamEvent;
 use crate::core::commands::{register_plan_commands, Command, CommandSpec, HasPlan, Param, ParamType, Registry};
 use crate::core::experience::{render_example, Experience};
 use crate::core::files::{register_editor_commands, HasFiles, ProjectFiles};
@@ -291,7 +292,14 @@ impl Reactor for RoleZero {
                     Step::Run { commands, next, mut outputs, mut failed } => {
                         if next < commands.len() && !failed {
                             let command = &commands[next];
-                            match self.run_one(role, world, command, &mut p).await? {
+                            let outcome = self.run_one(role, world, command, &mut p).await?;
+                            // The conversation says what the command did (`view_words`).
+                            world.events.emit_with(|| TeamEvent::CommandRan {
+                                role: role.shared_name(),
+                                command: command.clone(),
+                                outcome: outcome.clone(),
+                            });
+                            match outcome {
                                 Ok(output) => {
                                     outputs.push(format!("Command {} executed: {output}", command.name));
                                     p.worked.push(command.clone());

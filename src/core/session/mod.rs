@@ -29,7 +29,7 @@ mod tests;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::events::{EventSink, StopReason};
+use super::events::{EventSink, StopReason, TeamEvent};
 use super::files::ProjectFiles;
 use super::human::HumanDesk;
 use super::llm::Llm;
@@ -383,6 +383,8 @@ impl Session {
         let version = self.project.borrow_mut().close(&self.files.borrow(), spent, tests).cloned();
         if let Some(v) = &version {
             end.rolled_back_to = self.roll_back_if_broken(v);
+            let restored = end.rolled_back_to;
+            team.env.world.events.emit_with(|| TeamEvent::VersionReady { number: v.number, tests: v.tests, restored });
         }
         end.version = version;
         Some(end)

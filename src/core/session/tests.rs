@@ -35,8 +35,10 @@ fn first_run() -> Vec<String> {
     crate::core::mgx::tests::script()
 }
 
-const INDEX_V1: &str = "<!doctype html><title>2048</title><link rel=stylesheet href=style.css><div id=grid></div><script type=module src=game.js></script>\n";
-const RESTART: &str = "<button id=restart>Restart</button><div id=grid></div>";
+/// The sample run's index.html (`recordings/company-2048.json`).
+const INDEX_V1: &str = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>2048</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n<h1>2048</h1>\n<p id=\"score\">Score: 0</p>\n<div id=\"board\"></div>\n<p class=\"hint\">Use the arrow keys.</p>\n<script type=\"module\" src=\"main.js\"></script>\n</body>\n</html>\n";
+const BOARD: &str = "<div id=\"board\"></div>";
+const RESTART: &str = "<button id=\"restart\">Restart</button><div id=\"board\"></div>";
 
 /// "add a restart button": Mike classifies, plans one task for Alex and
 /// briefs him; Alex changes index.html in place and appends to game.js;
@@ -56,7 +58,7 @@ fn restart_button() -> Vec<String> {
         answer(
             "Two local changes.",
             json!([
-                cmd("Editor.replace", json!({"path": "index.html", "old": "<div id=grid></div>", "new": RESTART})),
+                cmd("Editor.replace", json!({"path": "index.html", "old": BOARD, "new": RESTART})),
                 cmd("Editor.append", json!({"path": "game.js", "content": "export function restart() { return []; }"})),
                 end(),
             ]),
@@ -136,9 +138,9 @@ cross_test! {
 
         // Only index.html and game.js changed; the rest is byte-identical.
         let files = s.files.borrow();
-        assert_eq!(files.read("index.html").unwrap(), INDEX_V1.replace("<div id=grid></div>", RESTART));
+        assert_eq!(files.read("index.html").unwrap(), INDEX_V1.replace(BOARD, RESTART));
         assert!(files.read("game.js").unwrap().ends_with("export function restart() { return []; }"));
-        for path in ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "style.css", "tests/game.test.js"] {
+        for path in ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "main.js", "style.css", "tests/game.test.js"] {
             assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
             assert_eq!(v2.files[path], v1.files[path], "{path}: same file version in both");
         }
@@ -282,7 +284,7 @@ cross_test! {
     async fn a_preview_error_goes_to_the_engineer_with_the_lines_around_it() {
         let fix = answer(
             "Fixing.",
-            json!([cmd("Editor.replace", json!({"path": "game.js", "old": "row.filter(Boolean)", "new": "(row || []).filter(Boolean)"})), end()]),
+            json!([cmd("Editor.replace", json!({"path": "game.js", "old": "row.filter((v) => v !== 0)", "new": "(row || []).filter((v) => v !== 0)"})), end()]),
         );
         let report = answer("Ok.", json!([cmd("RoleZero.reply_to_human", json!({"content": "Alex fixed the error."})), end()]));
         let turns: Vec<String> = first_run().into_iter().chain([fix, report]).collect();
@@ -298,7 +300,7 @@ cross_test! {
             let sent = team.env.history().last().unwrap().clone();
             assert_eq!(sent.cause_by.as_str(), PREVIEW_ERROR);
             assert_eq!(sent.send_to.iter().cloned().collect::<Vec<_>>(), [ENGINEER]);
-            assert!(sent.content.contains("Error: TypeError: row is undefined\nAt: game.js:1\ngame.js:\n>001|export function slide"), "{}", sent.content);
+            assert!(sent.content.contains("Error: TypeError: row is undefined\nAt: game.js:1\ngame.js:\n>001|export function slideRow(row) {"), "{}", sent.content);
         }
         let end = s.run().await.unwrap();
         assert_eq!(end.outcome.stop, StopReason::Idle, "{:?}", end.outcome.failures);
