@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::view::{Entry, EntryKind, RunState};
+use crate::core::view::{Entry, EntryKind};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
 use super::replay::ReplayBanner;
