@@ -307,8 +307,15 @@ impl Runner {
         let session = self.session.clone();
         let on_end = self.on_end.borrow().clone();
         let on_run_end = self.on_run_end.clone();
+        let leaving = self.in_flight.borrow().as_ref().map(|f| f.leaving.clone());
         wasm_bindgen_futures::spawn_local(async move {
             let Some(end) = session.run().await else { return };
+            // A reload or a closed tab aborts the requests in flight: that
+            // is no failure of the run, so its end is not saved (the next
+            // load finds the session running and reopens it interrupted).
+            if leaving.is_some_and(|l| l.get()) {
+                return;
+            }
             let snapshot = session.team().try_borrow().ok().map(|team| team.snapshot());
             if let (Some(save), Some(snapshot)) = (on_end, snapshot) {
                 save(snapshot, end.status).await;

@@ -146,6 +146,10 @@ impl Durable for KeeperSink {
 pub struct InFlight {
     pub session_id: Rc<RefCell<Option<String>>>,
     pub partial: Rc<RefCell<BTreeMap<String, String>>>,
+    /// The page is going away (`pagehide` seen, no `pageshow` since): the
+    /// requests it aborts are not the run's failures, so the run's end is
+    /// not saved (the session stays "running" and reopens interrupted).
+    pub leaving: Rc<Cell<bool>>,
 }
 
 thread_local! {
@@ -196,6 +200,7 @@ impl InFlight {
     fn save_on_page_hide(&self) {
         let this = self.clone();
         let on_hide = Closure::<dyn FnMut()>::new(move || {
+            this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
             // `extend`, not `collect` (which sorts first: see `core::sort`).
             let mut partial = BTreeMap::new();
@@ -207,10 +212,15 @@ impl InFlight {
                 let _ = storage.set_item(&format!("{IN_FLIGHT}{id}"), &json);
             }
         });
+        // Back from the back/forward cache: the page lives on.
+        let leaving = self.leaving.clone();
+        let on_show = Closure::<dyn FnMut()>::new(move || leaving.set(false));
         if let Some(window) = web_sys::window() {
             let _ = window.add_event_listener_with_callback("pagehide", on_hide.as_ref().unchecked_ref());
+            let _ = window.add_event_listener_with_callback("pageshow", on_show.as_ref().unchecked_ref());
         }
         on_hide.forget();
+        on_show.forget();
     }
 
     /// What was streaming in session `id` when the page went away (taken:

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, script, root } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, root, openSettings, closeSettings, showTab } from './harness.mjs';
 import { startRun, waitForStatus } from './company-run.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
@@ -40,11 +40,19 @@ async function violations(page, t) {
     .map((v) => `${v.impact} ${v.id} (${v.help}):\n  ${v.nodes.slice(0, 5).join('\n  ')}`);
 }
 
-/** Checks the page in both themes (the theme switch's radio buttons, by name). */
+/**
+ * Checks the page in both themes (the theme switch's radio buttons in the
+ * Settings dialog, by name), and the dialog itself while it is open.
+ */
 async function checkBothThemes(page, name, t) {
   const found = [];
   for (const theme of ['Light', 'Dark']) {
+    await openSettings(page);
     await page.getByRole('radio', { name: theme, exact: true }).check({ force: true });
+    // Colours change with a short transition: check the colours it ends on.
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+    found.push(...(await violations(page, t)).map((v) => `[${name}, ${theme}, Settings open] ${v}`));
+    await closeSettings(page);
     found.push(...(await violations(page, t)).map((v) => `[${name}, ${theme}] ${v}`));
     await screenshot(page, `a11y-${name}-${theme.toLowerCase()}`);
   }
@@ -71,9 +79,10 @@ test('a running and a finished session have no serious or critical accessibility
   const running = await violations(page, t);
   await screenshot(page, 'a11y-running');
   await waitForStatus(page, 'Done', { shot: 'a11y-finished', timeout: 90000 });
-  await page.locator('[data-testid=session][data-status=finished]').first().waitFor();
+  await page.locator('[data-testid=session][data-status=finished]').first().waitFor({ state: 'attached' });
   // With what a person opens: every folded part, and a file in the viewer.
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+  await showTab(page, 'code');
   await page.getByTestId('files').getByRole('button', { name: 'docs/prd.md' }).click();
   await page.getByTestId('viewer').waitFor();
   const finished = await checkBothThemes(page, 'finished', t);

@@ -51,6 +51,8 @@ export async function openPage(browser, url, { viewport = { width: 1280, height:
   const problems = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+    // E2E_CONSOLE=1 prints what the page logs (for debugging a failing test).
+    if (process.env.E2E_CONSOLE) console.log(`[page ${msg.type()}] ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   // Every Content-Security-Policy violation, for cspViolations(page).

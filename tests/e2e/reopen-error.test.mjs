@@ -91,6 +91,7 @@ test('a model that answers plain text pauses with a diagnosis, shows the same af
   await screenshot(page, 'plain-text-1-diagnosis');
 
   await page.reload();
+  await showSessions(page);
   const row = page.getByTestId('session').first();
   await row.waitFor({ timeout: 15000 });
   assert.equal(await row.getAttribute('data-status'), 'paused');

@@ -72,7 +72,7 @@ test('desktop: first card to Done, the Settings dialog, tabs by keyboard, the se
   await page.getByLabel('Your idea').fill('Say hello');
   await page.getByLabel('Your idea').press('Enter');
   const status = page.getByTestId('status');
-  await status.filter({ hasText: 'Round' }).waitFor({ timeout: 15000 });
+  await status.filter({ hasText: / is |The team is working/ }).waitFor({ timeout: 15000 });
   assert.equal(await status.getAttribute('role'), 'status');
   assert.equal(await status.getAttribute('aria-live'), 'polite');
   await inView(page, status, 'the status line during the run');
@@ -138,7 +138,7 @@ test('phone: the status line stays in view and the two views switch', async () =
   await page.getByTestId('start').click();
 
   const status = page.getByTestId('status');
-  await status.filter({ hasText: 'Round' }).waitFor({ timeout: 15000 });
+  await status.filter({ hasText: / is |The team is working/ }).waitFor({ timeout: 15000 });
   await inView(page, status, 'the status line during the run (conversation view)');
   const talk = page.getByTestId('talk-side');
   const project = page.getByTestId('project-side');
