@@ -15,11 +15,11 @@ pub(crate) fn closest<'a>(
     candidates: impl IntoIterator<Item = &'a str> + Clone,
     separator: char,
 ) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    if let Some(same) = candidates.clone().into_iter().find(|c| c.to_lowercase() == lower) {
+    let lower = name.to_ascii_lowercase();
+    if let Some(same) = candidates.clone().into_iter().find(|c| c.to_ascii_lowercase() == lower) {
         return Some(same);
     }
-    let last = |s: &str| s.rsplit(separator).next().unwrap_or(s).to_lowercase();
+    let last = |s: &str| s.rsplit(separator).next().unwrap_or(s).to_ascii_lowercase();
     let tail = last(&lower);
     if let Some(same_tail) = candidates.clone().into_iter().find(|c| last(c) == tail) {
         return Some(same_tail);
@@ -27,7 +27,7 @@ pub(crate) fn closest<'a>(
     let limit = (name.chars().count() / 4).max(2);
     candidates
         .into_iter()
-        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
         .map(|(_, c)| c)

@@ -260,7 +260,7 @@ impl ErrorDetail {
         {
             return true;
         }
-        let message = self.message.to_lowercase();
+        let message = self.message.to_ascii_lowercase();
         ["quota", "billing_error", "credit balance", "insufficient credits", "insufficient_credits"]
             .iter()
             .any(|needle| message.contains(needle))
@@ -274,7 +274,7 @@ impl ErrorDetail {
         if tags.iter().flatten().any(|t| matches!(*t, "context_length_exceeded" | "request_too_large")) {
             return true;
         }
-        let message = self.message.to_lowercase();
+        let message = self.message.to_ascii_lowercase();
         [
             "context length",
             "context_length_exceeded",
@@ -291,7 +291,7 @@ impl ErrorDetail {
 
     /// Google answers a bad key with 400 `INVALID_ARGUMENT`.
     fn says_bad_key(&self) -> bool {
-        let message = self.message.to_lowercase();
+        let message = self.message.to_ascii_lowercase();
         message.contains("api key not valid") || message.contains("api_key_invalid")
     }
 

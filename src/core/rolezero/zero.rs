@@ -271,7 +271,7 @@ impl Reactor for RoleZero {
                         .human
                         .ask(&role.spec.name, "I have reached my limit of steps. Do you want me to continue? Yes or no.")
                         .await;
-                    if !answer.to_lowercase().contains("yes") {
+                    if !answer.to_ascii_lowercase().contains("yes") {
                         break;
                     }
                     p.actions_taken = 0;
@@ -519,7 +519,7 @@ impl RoleZero {
                     let question = args.str("question").unwrap_or_default().to_string();
                     role.checkpoint(world).await?;
                     let answer = world.human.ask(&role.spec.name, &question).await;
-                    let trimmed = answer.trim().to_lowercase();
+                    let trimmed = answer.trim().to_ascii_lowercase();
                     if trimmed.ends_with("stop") || trimmed.ends_with(STOP_ANSWER) {
                         let note = format!("{answer} The user has asked me to stop.");
                         self.remember(role, world, &note, MsgRole::User, RUN_COMMAND);
