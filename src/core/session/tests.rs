@@ -244,6 +244,97 @@ cross_test! {
     }
 }
 
+/// The fixed pipeline's 2048 run (7 calls), then "add a restart button"
+/// (6 calls: the refined PRD, design and task list, two files, one test).
+fn sop_turns() -> Vec<String> {
+    use crate::core::company::tests::{RESTART_TURNS, TURNS};
+    TURNS.iter().chain(RESTART_TURNS.iter()).map(|t| t.to_string()).collect()
+}
+
+/// Every turn of a request, as one text.
+fn whole(request: &crate::core::llm::ChatRequest) -> String {
+    request.messages.iter().map(|m| m.content.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// The code block of a scripted answer, as the file holds it.
+fn code_of(answer: &str) -> String {
+    crate::core::company::extract_code(answer)
+}
+
+cross_test! {
+    async fn a_follow_up_to_the_pipeline_refines_the_documents_and_rewrites_only_the_changed_files() {
+        use crate::core::company::tests::{IDEA as SOP_IDEA, RESTART_TURNS, TURNS};
+        let llm = ScriptedLlm::from_texts(MODEL, sop_turns());
+        let s = session(TeamKind::FixedSop, &llm);
+        s.send(SOP_IDEA).unwrap();
+        let first = s.run().await.unwrap();
+        assert_eq!(first.outcome.stop, StopReason::Idle, "{:?}", first.outcome.failures);
+        let v1 = first.version.expect("the idea ends in version 1");
+        assert_eq!(v1.spent.calls, 7);
+        let before = s.files.borrow().clone();
+
+        s.send("add a restart button").unwrap();
+        let second = s.run().await.unwrap();
+        assert_eq!(second.outcome.stop, StopReason::Idle, "{:?}", second.outcome.failures);
+        assert_eq!(llm.remaining(), 0);
+        let v2 = second.version.expect("the follow-up ends in version 2");
+        assert_eq!(v2.spent.calls, 6, "a follow-up costs 6 calls against the idea's 7");
+        println!(
+            "pipeline cost: idea {} calls, {} prompt + {} completion tokens; follow-up {} calls, {} prompt + {} completion tokens",
+            v1.spent.calls, v1.spent.prompt_tokens, v1.spent.completion_tokens, v2.spent.calls, v2.spent.prompt_tokens, v2.spent.completion_tokens
+        );
+
+        // The documents are refined, not rewritten from scratch.
+        let files = s.files.borrow();
+        let prd = files.read("docs/prd.md").unwrap();
+        assert!(prd.starts_with("# Product Requirement Document: game_2048\n\n## Language\n\nen_us\n"), "{prd}");
+        assert!(prd.contains("## Refined Requirements\n\nAdd a restart button"), "{prd}");
+        assert!(prd.contains("- P0: Play again button on the game-over message\n"), "{prd}");
+        assert!(prd.contains("- P0: 4x4 board with sliding and merging by the 2048 rules\n"), "the legacy requirements stay: {prd}");
+        let design = files.read("docs/system_design.md").unwrap();
+        assert!(design.contains("## Refined File list\n\n- index.html\n- style.css\n- game.js\n"), "{design}");
+        let tasks = files.read("docs/tasks.md").unwrap();
+        assert!(tasks.contains("## Incremental Change\n\n- index.html: Add <button id=\"restart\""), "{tasks}");
+        assert!(tasks.contains("- game.js: GameView: wire #restart"), "{tasks}");
+
+        // Only the two files of the change were rewritten; the rest is byte-identical.
+        assert_eq!(files.read("index.html").unwrap(), code_of(RESTART_TURNS[3]));
+        assert_eq!(files.read("game.js").unwrap(), code_of(RESTART_TURNS[4]));
+        for path in ["style.css", "tests/test_game.js"] {
+            assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
+            assert_eq!(v2.files[path], v1.files[path], "{path}: the same file version in both");
+        }
+        let changed: Vec<String> = s.diff(2).unwrap().into_iter().map(|d| d.path).collect();
+        assert_eq!(changed, ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html"]);
+
+        // What each step was asked: the legacy document against the new one.
+        let asked: Vec<String> = llm.requests().iter().skip(7).map(whole).collect();
+        let (alice, bob, eve, index, game, edward) = (&asked[0], &asked[1], &asked[2], &asked[3], &asked[4], &asked[5]);
+        let old_prd = before.read("docs/prd.md").unwrap();
+        assert!(alice.contains(&format!("### Legacy Content\n{}\n\n### New Requirements\nFollow-up request from the user: add a restart button", old_prd.trim())), "{alice}");
+        assert!(alice.contains("- Refined Requirement Pool: list[list[str]]"), "{alice}");
+        assert!(bob.contains(&format!("### Legacy Content\n{}", before.read("docs/system_design.md").unwrap().trim())), "{bob}");
+        assert!(bob.contains(&format!("### New Requirements\n{}", prd.trim())), "Bob reads the refined PRD: {bob}");
+        assert!(eve.contains(&format!("### Legacy Content\n{}", before.read("docs/tasks.md").unwrap().trim())), "{eve}");
+        assert!(eve.contains(&format!("### New Requirements\n{}", design.trim())) && eve.contains("- Incremental Change: list[list[str]]"), "{eve}");
+        // Alex: the file's current code, the change, and the other files' code (new where already rewritten).
+        assert!(index.contains("## Your file: index.html\nWhat changes in it: Add <button id=\"restart\""), "{index}");
+        assert!(index.contains(&format!("The current code of `index.html`, to be rewritten:\n```html\n{}\n```", before.read("index.html").unwrap().trim_end())), "{index}");
+        assert!(index.contains(&format!("### game.js\n```javascript\n{}\n```", before.read("game.js").unwrap().trim_end())), "{index}");
+        assert!(index.contains("### style.css\n```css\n") && index.contains(tasks.trim()), "{index}");
+        for absent in ["### docs/prd.md", "### tests/test_game.js", "### index.html"] {
+            assert!(!index.contains(absent), "{absent} is not legacy code: {index}");
+        }
+        assert!(game.contains(&format!("### index.html\n```html\n{}\n```", code_of(RESTART_TURNS[3]).trim_end())), "game.js's prompt shows the new index.html");
+        assert!(game.contains(&format!("The current code of `game.js`, to be rewritten:\n```javascript\n{}\n```", before.read("game.js").unwrap().trim_end())));
+        assert!(edward.contains(&format!("## The code to test: game.js\n```javascript\n{}\n```", code_of(RESTART_TURNS[4]).trim_end())), "{edward}");
+        // The first run's prompts were the first-run ones.
+        let first_alice = whole(&llm.requests()[0]);
+        assert!(!first_alice.contains("Legacy Content") && first_alice.contains("- Original Requirements: str"));
+        assert_eq!(TURNS.len(), 7);
+    }
+}
+
 cross_test! {
     async fn restores_and_hand_edits_are_told_with_the_next_request() {
         let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
