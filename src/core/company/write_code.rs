@@ -4,8 +4,9 @@
 //!
 //! A refined task list (a follow-up) names the files to change in its
 //! "Incremental Change": only those are rewritten, each with its current
-//! code and the project's other files (the legacy code) in the prompt;
-//! every other file stays byte for byte as it was.
+//! code and the project's other files (the legacy code) in the prompt, and
+//! written together once all are answered; every other file stays byte for
+//! byte as it was.
 //!
 //! Every path is checked before the first call, so a task list that names a
 //! path outside the project fails the action before anything is spent or
@@ -96,8 +97,21 @@ async fn rewrite_changed(cx: &ActionContext<'_>, change: &Value, design: &str, t
         raw.push(path);
         what.push(how.trim().to_string());
     }
-    let paths = checked_paths(&raw, true)?;
-    for (path, how) in paths.iter().zip(&what) {
+    checked_paths(&raw, true)?;
+    // Every path is valid now: pair each distinct one with its change.
+    let mut changes: Vec<(String, String)> = Vec::with_capacity(raw.len());
+    for (item, how) in raw.iter().zip(what) {
+        let Some(path) = item.as_str().and_then(|r| normalize_path(unquote(r)).ok()) else { continue };
+        if !changes.iter().any(|(p, _)| *p == path) {
+            changes.push((path, how));
+        }
+    }
+    // The new code stays in memory until every file is written, so a run
+    // resumed half-way asks exactly what it asked before (the project still
+    // holds the old code) and its journal answers the finished files; the
+    // change lands whole or not at all.
+    let mut written: Vec<(String, String)> = Vec::with_capacity(changes.len());
+    for (path, how) in &changes {
         let current = cx.files.borrow().read(path).ok().map(str::to_string);
         let current = match current {
             Some(code) => format!("The current code of `{path}`, to be rewritten:\n{}", fenced(path, &code)),
@@ -108,17 +122,20 @@ async fn rewrite_changed(cx: &ActionContext<'_>, change: &Value, design: &str, t
             &[
                 ("design", design.trim()),
                 ("tasks", tasks),
-                ("legacy_code", &legacy_code(&cx.files.borrow(), path)),
+                ("legacy_code", &legacy_code(&cx.files.borrow(), path, &written)),
                 ("path", path),
-                ("change", if how.is_empty() { "(see the task list)" } else { how }),
+                ("change", if how.is_empty() { "(see the task list)" } else { how.as_str() }),
                 ("current", &current),
                 ("language", fence_language(path)),
             ],
         );
         let answer = cx.llm.aask(cx.prefix, &prompt).await?;
-        write_file(cx, KIND, path, &extract_code(&answer))?;
+        written.push((path.clone(), extract_code(&answer)));
     }
-    Ok(files_output("Changed", paths))
+    for (path, code) in &written {
+        write_file(cx, KIND, path, code)?;
+    }
+    Ok(files_output("Changed", changes.into_iter().map(|(path, _)| path).collect()))
 }
 
 /// The message of the code written: "Wrote 3 files:" and the paths.
@@ -134,13 +151,18 @@ fn files_output(verb: &str, paths: Vec<String>) -> ActionOutput {
     ActionOutput { content, instruct_content: Some(json!({ FILES: paths })), failed: false }
 }
 
-/// The project's code other than `path`, each file fenced under its path:
-/// no documents (the prompt has them) and no tests (the code is the truth).
-fn legacy_code(files: &crate::core::files::ProjectFiles, path: &str) -> String {
+/// The project's code other than `path`, each file fenced under its path,
+/// with the new code of the files `written` so far in this change: no
+/// documents (the prompt has them) and no tests (the code is the truth).
+fn legacy_code(files: &crate::core::files::ProjectFiles, path: &str, written: &[(String, String)]) -> String {
     let shown: Vec<String> = files
         .paths()
+        .chain(written.iter().map(|(p, _)| p.as_str()).filter(|p| files.read(p).is_err()))
         .filter(|p| *p != path && !p.starts_with("docs/") && !is_test_file(p))
-        .filter_map(|p| files.read(p).ok().map(|code| format!("### {p}\n{}", fenced(p, code))))
+        .filter_map(|p| {
+            let code = written.iter().find(|(w, _)| w == p).map(|(_, code)| code.as_str()).or_else(|| files.read(p).ok())?;
+            Some(format!("### {p}\n{}", fenced(p, code)))
+        })
         .collect();
     if shown.is_empty() {
         "(no other file)".to_string()
@@ -161,6 +183,11 @@ pub(super) fn planned_files(fields: Option<&Value>) -> Result<Vec<String>, RoleE
 
 /// The normalized, distinct paths of `list`; `may_be_empty` for a change
 /// that needs no file.
+/// A listed path without the quotes models sometimes put around it.
+fn unquote(raw: &str) -> &str {
+    raw.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'')
+}
+
 fn checked_paths(list: &[Value], may_be_empty: bool) -> Result<Vec<String>, RoleError> {
     let mut paths: Vec<String> = Vec::with_capacity(list.len());
     let mut problems = Vec::new();
@@ -169,9 +196,7 @@ fn checked_paths(list: &[Value], may_be_empty: bool) -> Result<Vec<String>, Role
             problems.push(format!("{item} is not a path"));
             continue;
         };
-        // Models sometimes quote the paths they list.
-        let raw = raw.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'');
-        match normalize_path(raw) {
+        match normalize_path(unquote(raw)) {
             Ok(path) if !paths.contains(&path) => paths.push(path),
             Ok(_) => {}
             Err(e) => problems.push(e.to_string()),

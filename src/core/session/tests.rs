@@ -495,49 +495,76 @@ cross_test! {
             Step::Run,
         ];
         let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
+        resumes_from_every_checkpoint(TeamKind::Company, &steps, &turns).await;
+    }
+}
 
-        // Uninterrupted, with every checkpoint kept; after each step that is
-        // not a run, the page saves the team too (a checkpoint of its own).
-        let llm = ScriptedLlm::from_texts(MODEL, turns.clone());
-        let s = session(TeamKind::Company, &llm);
-        let recorder = Rc::new(Recorder::default());
-        s.team().borrow_mut().keep_durable(recorder.clone());
-        // (snapshot, the step it was taken in, whether that step is done)
-        let mut checkpoints = Vec::new();
-        for (i, step) in steps.iter().enumerate() {
-            let before = recorder.kept.borrow().len();
-            do_step(&s, step).await;
-            let kept = recorder.kept.borrow();
-            checkpoints.extend(kept[before..].iter().map(|snap| (snap.clone(), i, false)));
-            checkpoints.push((s.team().borrow().snapshot(), i, true));
+cross_test! {
+    async fn a_pipeline_session_with_follow_ups_a_restore_and_a_hand_edit_resumes_from_every_checkpoint() {
+        use crate::core::company::tests::{IDEA as SOP_IDEA, RESTART_TURNS};
+        // After the restore the project is version 1's again, so the same
+        // follow-up is refined again from the same documents.
+        let steps = [
+            Step::Send(SOP_IDEA),
+            Step::Run,
+            Step::Send("add a restart button"),
+            Step::Run,
+            Step::Edit("style.css", "#board { gap: 4px; }\n"),
+            Step::Restore(1),
+            Step::Send("add a restart button"),
+            Step::Run,
+        ];
+        let turns: Vec<String> = sop_turns().into_iter().chain(RESTART_TURNS.iter().map(|t| t.to_string())).collect();
+        resumes_from_every_checkpoint(TeamKind::FixedSop, &steps, &turns).await;
+    }
+}
+
+/// Runs `steps` on a `kind` team with every checkpoint kept, then restores
+/// each checkpoint into a fresh session and does the rest of the steps:
+/// no finished call is made again, every remaining call asks the same, and
+/// the outcome and the versions are the same as uninterrupted.
+async fn resumes_from_every_checkpoint(kind: TeamKind, steps: &[Step], turns: &[String]) {
+
+    // Uninterrupted, with every checkpoint kept; after each step that is
+    // not a run, the page saves the team too (a checkpoint of its own).
+    let llm = ScriptedLlm::from_texts(MODEL, turns.to_vec());
+    let s = session(kind, &llm);
+    let recorder = Rc::new(Recorder::default());
+    s.team().borrow_mut().keep_durable(recorder.clone());
+    // (snapshot, the step it was taken in, whether that step is done)
+    let mut checkpoints = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let before = recorder.kept.borrow().len();
+        do_step(&s, step).await;
+        let kept = recorder.kept.borrow();
+        checkpoints.extend(kept[before..].iter().map(|snap| (snap.clone(), i, false)));
+        checkpoints.push((s.team().borrow().snapshot(), i, true));
+    }
+    assert_eq!(llm.remaining(), 0);
+    let want = (outcome(&s.team().borrow()), s.versions());
+    assert_eq!(want.1.len(), 4, "the idea, a follow-up, the restore, another follow-up");
+
+    for (k, (snapshot, step, done)) in checkpoints.into_iter().enumerate() {
+        let finished = snapshot.ledger.total().calls as usize;
+        let rest = ScriptedLlm::from_texts(MODEL, turns[finished..].to_vec());
+        let restored = session(kind, &rest);
+        restored.team().borrow_mut().keep_durable(Rc::new(Recorder::default()));
+        restored.restore(snapshot).unwrap();
+        let from = if done { step + 1 } else { step };
+        for step in &steps[from..] {
+            do_step(&restored, step).await;
         }
-        assert_eq!(llm.remaining(), 0);
-        let want = (outcome(&s.team().borrow()), s.versions());
-        assert_eq!(want.1.len(), 4, "idea, restart button, restore, red title");
-
-        for (k, (snapshot, step, done)) in checkpoints.into_iter().enumerate() {
-            let finished = snapshot.ledger.total().calls as usize;
-            let rest = ScriptedLlm::from_texts(MODEL, turns[finished..].to_vec());
-            let restored = session(TeamKind::Company, &rest);
-            restored.team().borrow_mut().keep_durable(Rc::new(Recorder::default()));
-            restored.restore(snapshot).unwrap();
-            let from = if done { step + 1 } else { step };
-            for step in &steps[from..] {
-                do_step(&restored, step).await;
+        assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: no finished call made again");
+        let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
+        let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
+        for (i, (a, b)) in asked.iter().zip(&before).enumerate() {
+            let (a, b): (Vec<String>, Vec<String>) = (a.iter().map(|m| m.content.to_string()).collect(), b.iter().map(|m| m.content.to_string()).collect());
+            for (x, y) in a.iter().zip(&b).filter(|(x, y)| x != y) {
+                let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+                let tail = |s: &str| s.chars().skip(at.saturating_sub(200)).take(500).collect::<String>();
+                panic!("checkpoint {k}: call {} asked otherwise at char {at}:\nRESTORED: {}\nWANTED:   {}", finished + i, tail(x), tail(y));
             }
-            assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: no finished call made again");
-            let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
-            let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
-            for (i, (a, b)) in asked.iter().zip(&before).enumerate() {
-                let (a, b): (Vec<String>, Vec<String>) = (a.iter().map(|m| m.content.to_string()).collect(), b.iter().map(|m| m.content.to_string()).collect());
-                for (x, y) in a.iter().zip(&b).filter(|(x, y)| x != y) {
-                    let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
-                    let tail = |s: &str| s.chars().skip(at.saturating_sub(200)).take(500).collect::<String>();
-                    panic!("checkpoint {k}: call {} asked otherwise at char {at}:\nRESTORED: {}\nWANTED:   {}", finished + i, tail(x), tail(y));
-                }
-            }
-            assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
-
         }
+        assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
     }
 }
