@@ -92,8 +92,11 @@ pub fn PreviewPane() -> impl IntoView {
                         let class = format!("console-{}", line.level);
                         // An error of the page can go to the team as a request.
                         let fixable = matches!(line.level.as_str(), "uncaught" | "error").then(|| line.clone());
+                        // Where it came from, when the frame could tell.
+                        let place = line.source.as_ref().map(|s| format!("{}:{}", s.path, s.line));
                         view! {
                             <li class=class><span class="note">{line.level}</span>" "{line.text}
+                                {place.map(|place| view! { " "<span class="note console-source" data-testid="console-source">"("{place}")"</span> })}
                                 {fixable.map(|line| view! {
                                     " "<button data-testid="ask-fix" disabled=move || !super::versions::team_at_rest(shared)
                                         on:click=move |_| fix_error.set(super::versions::ask_team(shared, |r| r.session.fix(&line)).err())>

@@ -399,18 +399,45 @@ cross_test! {
 }
 
 cross_test! {
-    async fn automatic_fixes_stop_after_three_per_version() {
-        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+    async fn automatic_fixes_stop_after_three_until_the_person_asks_for_something_else() {
+        let reply = |text: &str| answer("Answering.", json!([cmd("RoleZero.reply_to_human", json!({"content": text})), end()]));
+        // The idea, three fixes that do not help, the person's fix, a
+        // follow-up: a quick think and an answer each.
+        let turns: Vec<String> = (0..6).flat_map(|i| ["TASK".to_string(), reply(&format!("Answer {i}."))]).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
         let s = session(TeamKind::Assistant, &llm);
         s.send("a page").unwrap();
+        s.run().await.unwrap();
         let error = ConsoleLine::new("error", "boom");
+        // Each fix ends in a version of its own, and the page still throws.
         for _ in 0..AUTO_FIXES_PER_VERSION {
             s.auto_fix(&error).unwrap();
+            let end = s.run().await.unwrap();
+            assert_eq!(end.version.map(|v| v.kind), Some(RequestKind::Fix));
         }
+        assert_eq!(s.auto_fix(&error), Err(SessionError::TooManyFixes(3)), "three fixes that did not help: no fourth by itself");
+        s.fix(&error).expect("the person may still ask");
+        s.run().await.unwrap();
         assert_eq!(s.auto_fix(&error), Err(SessionError::TooManyFixes(3)));
-        // Each fix closed the one before into a version: the count is per
-        // version, so it started again after each.
-        assert_eq!(s.versions().len(), 3);
+        // The person asks for something else: the count starts again.
+        s.send("make it blue").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        assert_eq!(llm.remaining(), 0);
+        assert_eq!(s.project.borrow().auto_fixes, 0);
+        assert!(s.auto_fix(&error).is_ok());
+    }
+}
+
+cross_test! {
+    async fn the_automatic_modes_are_kept_with_the_session() {
+        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+        let s = session(TeamKind::Assistant, &llm);
+        assert_eq!(s.automatic(), Automatic::default(), "both off by default");
+        s.send("a page").unwrap();
+        s.set_automatic(Automatic { fix: true, rollback: true });
+        let restored = session(TeamKind::Assistant, &llm);
+        restored.restore(s.team().borrow().snapshot()).unwrap();
+        assert_eq!(restored.automatic(), Automatic { fix: true, rollback: true });
     }
 }
 
@@ -432,7 +459,7 @@ cross_test! {
             // engineer writes the test without running it).
             let sandbox = FakeSandbox::with_reports([report(1, 0), report(0, 1)]);
             s.team().borrow_mut().env.world.sandbox = Rc::new(sandbox.clone());
-            s.auto_rollback.set(auto);
+            s.set_automatic(Automatic { rollback: auto, ..Automatic::default() });
             s.send(IDEA).unwrap();
             let v1 = s.run().await.unwrap().version.unwrap();
             assert_eq!(v1.tests, Some(TestSummary { passed: 1, failed: 0 }));
