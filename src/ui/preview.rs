@@ -70,6 +70,18 @@ pub fn PreviewPane() -> impl IntoView {
         tick.get();
         stored.with_value(|s| s.last_report())
     };
+    // The automatic fix mode: once per page shown (an error sent waits for
+    // the next page, whose console starts empty), when the team is at rest.
+    let auto_sent = StoredValue::new(false);
+    Effect::new(move |_| {
+        shared.versions.track();
+        let lines = console();
+        if lines.is_empty() {
+            auto_sent.set_value(false);
+        } else if !auto_sent.get_value() && super::versions::auto_fix(shared, &lines) {
+            auto_sent.set_value(true);
+        }
+    });
     let has_preview = move || {
         tick.get();
         stored.with_value(|s| s.has_preview())

@@ -44,6 +44,12 @@ pub struct PreviewDoc {
 }
 
 impl PreviewDoc {
+    /// The same, without the page: what maps an error back to its file.
+    pub fn without_html(mut self) -> Self {
+        self.html = String::new();
+        self
+    }
+
     /// The project file and line behind a place the frame reported: a
     /// script's `data:` URL is its file; [`DOCUMENT`] (the page itself, an
     /// inline script) is the entry page, less the prelude's lines. `None`

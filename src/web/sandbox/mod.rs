@@ -24,7 +24,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::sandbox::bundle::{module_url, preview_document, test_files, PreviewDoc};
+use crate::core::sandbox::bundle::{module_url, preview_document, test_files};
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
 
@@ -156,7 +156,7 @@ impl WebSandbox {
         let (tx, mut rx) = mpsc::unbounded::<String>();
         let this = self.clone();
         // Only what maps an error's place back to a file (not the page).
-        let places = Rc::new(PreviewDoc { html: String::new(), ..doc.clone() });
+        let places = Rc::new(doc.clone().without_html());
         let frame = Frame::open(&self.inner.host, "The project's page (sandboxed)", move |kind, data| match kind.as_str() {
             "console" => {
                 let level = field(&data, "level").unwrap_or_else(|| "log".into());
