@@ -66,8 +66,11 @@ pub(crate) fn saved_change(shared: Shared) {
 /// team by itself when it is switched on and the team is at rest (the
 /// controller refuses a fourth in a row). Returns whether one was sent.
 pub(crate) fn auto_fix(shared: Shared, console: &[ConsoleLine]) -> bool {
+    // Read first, so the caller's effect runs again when the team rests.
+    let at_rest = team_at_rest(shared);
+    shared.versions.track();
     let Some(runner) = shared.runner.get_value() else { return false };
-    if !runner.session.automatic().fix || !runner.session.has_started() || !team_at_rest(shared) || shared.replay.get_untracked() {
+    if !at_rest || !runner.session.automatic().fix || !runner.session.has_started() || shared.replay.get_untracked() {
         return false;
     }
     let Some(error) = console.iter().find(|l| matches!(l.level.as_str(), "uncaught" | "error")) else { return false };
@@ -82,6 +85,8 @@ fn set_automatic(shared: Shared, change: impl FnOnce(&mut Automatic)) {
     let mut automatic = runner.session.automatic();
     change(&mut automatic);
     runner.session.set_automatic(automatic);
+    // Whoever shows or acts on the modes reads them again.
+    shared.versions.update(|_| {});
     if runner.session.has_started() && team_at_rest(shared) {
         saved_change(shared);
     }
