@@ -70,6 +70,18 @@ pub fn PreviewPane() -> impl IntoView {
         tick.get();
         stored.with_value(|s| s.last_report())
     };
+    // The automatic fix mode: once per page shown (an error sent waits for
+    // the next page, whose console starts empty), when the team is at rest.
+    let auto_sent = StoredValue::new(false);
+    Effect::new(move |_| {
+        shared.versions.track();
+        let lines = console();
+        if lines.is_empty() {
+            auto_sent.set_value(false);
+        } else if !auto_sent.get_value() && super::versions::auto_fix(shared, &lines) {
+            auto_sent.set_value(true);
+        }
+    });
     let has_preview = move || {
         tick.get();
         stored.with_value(|s| s.has_preview())
@@ -95,8 +107,11 @@ pub fn PreviewPane() -> impl IntoView {
                         let class = format!("console-{}", line.level);
                         // An error of the page can go to the team as a request.
                         let fixable = matches!(line.level.as_str(), "uncaught" | "error").then(|| line.clone());
+                        // Where it came from, when the frame could tell.
+                        let place = line.source.as_ref().map(|s| format!("{}:{}", s.path, s.line));
                         view! {
                             <li class=class><span class="note">{line.level}</span>" "{line.text}
+                                {place.map(|place| view! { " "<span class="note console-source" data-testid="console-source">"("{place}")"</span> })}
                                 {fixable.map(|line| view! {
                                     " "<button data-testid="ask-fix" disabled=move || !super::versions::team_at_rest(shared)
                                         on:click=move |_| fix_error.set(super::versions::ask_team(shared, |r| r.session.fix(&line)).err())>

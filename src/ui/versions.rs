@@ -1,6 +1,7 @@
 //! The iteration loop's screens: the composer for follow-up requests, the
 //! project's versions (list, a version's diff against the one before,
-//! restore, roll back a version that breaks the tests), and the helpers
+//! restore, roll back a version that breaks the tests, the switches for
+//! automatic fixes and rollback), and the helpers
 //! the files view and the preview console use to hand a change or an error
 //! to the team.
 //!
@@ -14,7 +15,8 @@ use leptos::task::spawn_local;
 
 use crate::core::session::SessionError;
 use crate::core::store::SessionStatus;
-use crate::core::versions::{FileChange, LineTag, ProjectVersion, RequestKind};
+use crate::core::sandbox::ConsoleLine;
+use crate::core::versions::{Automatic, FileChange, LineTag, ProjectVersion, RequestKind};
 use crate::web::runner::Runner;
 
 use super::Shared;
@@ -58,6 +60,36 @@ pub(crate) fn saved_change(shared: Shared) {
         }
         super::sessions::refresh(shared).await;
     });
+}
+
+/// The automatic fix mode: the first error of the preview goes to the
+/// team by itself when it is switched on and the team is at rest (the
+/// controller refuses a fourth in a row). Returns whether one was sent.
+pub(crate) fn auto_fix(shared: Shared, console: &[ConsoleLine]) -> bool {
+    // Read first, so the caller's effect runs again when the team rests.
+    let at_rest = team_at_rest(shared);
+    shared.versions.track();
+    let Some(runner) = shared.runner.get_value() else { return false };
+    if !at_rest || !runner.session.automatic().fix || !runner.session.has_started() || shared.replay.get_untracked() {
+        return false;
+    }
+    let Some(error) = console.iter().find(|l| matches!(l.level.as_str(), "uncaught" | "error")) else { return false };
+    let error = error.clone();
+    ask_team(shared, |r| r.session.auto_fix(&error)).is_ok()
+}
+
+/// Switch an automatic mode; saved with the session when the team is at
+/// rest (else with its next checkpoint).
+fn set_automatic(shared: Shared, change: impl FnOnce(&mut Automatic)) {
+    let Some(runner) = shared.runner.get_value() else { return };
+    let mut automatic = runner.session.automatic();
+    change(&mut automatic);
+    runner.session.set_automatic(automatic);
+    // Whoever shows or acts on the modes reads them again.
+    shared.versions.update(|_| {});
+    if runner.session.has_started() && team_at_rest(shared) {
+        saved_change(shared);
+    }
 }
 
 /// A text box for the next request, under the conversation; Stop in
@@ -161,9 +193,26 @@ pub fn VersionsPanel() -> impl IntoView {
         shared.versions.track();
         shared.runner.with_value(|r| r.as_ref().and_then(|r| r.project.try_borrow().ok().and_then(|p| p.last_passing().map(|v| v.number))))
     };
+    // The switches show the open session's modes (read again when it changes).
+    let automatic = move || {
+        shared.versions.track();
+        shared.runner.with_value(|r| r.as_ref().map(|r| r.session.automatic()).unwrap_or_default())
+    };
     view! {
         <section class="card versions" aria-label="Versions" data-testid="versions">
             <h2>"Versions"</h2>
+            <div class="row automatic">
+                <label>
+                    <input type="checkbox" data-testid="auto-fix" prop:checked=move || automatic().fix
+                        on:change=move |ev| { let on = event_target_checked(&ev); set_automatic(shared, |a| a.fix = on) }/>
+                    " Fix preview errors automatically"
+                </label>
+                <label>
+                    <input type="checkbox" data-testid="auto-rollback" prop:checked=move || automatic().rollback
+                        on:change=move |ev| { let on = event_target_checked(&ev); set_automatic(shared, |a| a.rollback = on) }/>
+                    " Roll back automatically when a change breaks the tests"
+                </label>
+            </div>
             <Show when=move || shared.versions.with(|v| !v.is_empty()) fallback=|| view! { <p class="note">"A version is made each time the team finishes a request."</p> }>
                 <ol reversed>
                     {move || shared.versions.get().into_iter().rev().map(|v| view! {

@@ -203,6 +203,9 @@ test('an error of the preview goes to the team with one click and the fix leaves
     throw new Error(`no uncaught error shown; console: ${await page.getByTestId('console').textContent()}`);
   });
   assert.match(await error.first().textContent(), /TypeError/);
+  // The frame told where: main.js, line 1 (the data: URL mapped back to the file).
+  assert.equal(await error.first().getByTestId('console-source').textContent(), '(main.js:1)');
+  assert.doesNotMatch(await error.first().textContent(), /base64/, 'the stack names files, not data: URLs');
   await shootPane(page, 'preview', 'iterate-5-error');
   await error.first().getByTestId('ask-fix').click();
 
@@ -216,6 +219,8 @@ test('an error of the preview goes to the team with one click and the fix leaves
   const log = await requests(env.llm, model);
   const toAlex = log.at(-2).messages.map((m) => m.content).join('\n');
   assert.match(toAlex, /TypeError/, 'Alex was told the error');
+  assert.match(toAlex, /At: main\.js:1/, 'and where it happened');
+  assert.match(toAlex, />001\|document\.getElementById\('count'\)/, 'with the lines around it');
 
   await page.getByTestId('console').filter({ hasText: 'counter ready' }).waitFor({ timeout: 15000 });
   assert.equal(await page.locator('[data-testid=console] li.console-uncaught, [data-testid=console] li.console-error').count(), 0, 'no error left in the preview console');
@@ -236,6 +241,31 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await frame(page).locator('#counter').filter({ hasText: 'edited by hand' }).waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('viewer').textContent(), /edited by hand/, 'the file view shows the edit');
   await screenshot(page, 'iterate-7-hand-edit');
+  await context.close();
+});
+
+test('with "Fix preview errors automatically" on, a throwing page is fixed without a click', async () => {
+  const model = 'e2e-iterate-auto-fix';
+  await script(env.llm, model, throwingTurns());
+  const { page, context } = await openPage(env.browser, env.site.url);
+  await start(page, model, 'A click counter');
+  const box = page.getByTestId('auto-fix');
+  assert.equal(await box.isChecked(), false, 'off by default');
+  await box.check();
+  await version(page, 2).waitFor({ timeout: 90000 }).catch(async (e) => {
+    await screenshot(page, 'iterate-auto-fix-failed');
+    throw new Error(`no fix version; requests:\n${await asked(model)}`);
+  });
+  await waitDone(page, 'iterate-auto-fix');
+  assert.match(await version(page, 2).textContent(), /Fix: .*TypeError.*\(main\.js:1\)/);
+  const log = await requests(env.llm, model);
+  assert.equal(log.length, throwingTurns().length, 'one automatic fix, nothing more');
+  assert.match(log.at(-2).messages.map((m) => m.content).join('\n'), /At: main\.js:1/);
+  await page.getByTestId('console').filter({ hasText: 'counter ready' }).waitFor({ timeout: 15000 });
+  assert.equal(await frame(page).locator('#counter').textContent(), 'ready');
+  assert.equal(await page.locator('[data-testid=console] li.console-uncaught').count(), 0);
+  assert.equal(await page.getByTestId('auto-fix').isChecked(), true);
+  await shootPane(page, 'versions', 'iterate-auto-fix');
   await context.close();
 });
 

@@ -4,8 +4,7 @@
 //! previous one's action, so the work flows by routing alone.
 //!
 //! Deliberately absent: the team leader and RoleZero's command loop (the
-//! SOP needs neither), code review, running the tests, incremental updates
-//! of existing documents, and any IO: every document and file goes into the
+//! SOP needs neither), code review, running the tests, and any IO: every document and file goes into the
 //! team's `ProjectFiles`; saving or exporting them is someone else's job.
 //!
 //! Layout:
@@ -18,11 +17,14 @@
 //!   block written to the project.
 //! - `document`: reading an upstream document, filling a node through the
 //!   role's gate, writing a file; the shared plumbing of the actions.
+//! - `incremental`: follow-ups (MetaGPT's incremental development): how a
+//!   step knows it refines, and the refined documents' fields.
 //! - `prompts`: the prompt templates (`prompts/*.md`) and their renderer.
 //! - `code_block`: finding the code in an answer; fencing code for a prompt.
 
 mod code_block;
 mod document;
+mod incremental;
 mod prompts;
 mod roles;
 mod write_code;
@@ -32,7 +34,7 @@ mod write_tasks;
 mod write_test;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use code_block::{extract_code, fence_language, fenced};
 pub use roles::{sop_team, SopRole, SOP_ENVIRONMENT, SOP_ROLES};

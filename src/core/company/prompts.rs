@@ -1,5 +1,6 @@
 //! The company's prompt templates, one markdown file each under `prompts/`
-//! (our own words), and `render`, which fills their `{{name}}` slots.
+//! (our own words; the `refine_*` ones carry MetaGPT's incremental prompts'
+//! content: legacy content against new requirements), and `render`, which fills their `{{name}}` slots.
 //!
 //! The structured actions' templates are the *context* of an `ActionNode`
 //! prompt (the node adds the format, the fields and the rules); the code and
@@ -14,6 +15,15 @@ pub(crate) const WRITE_DESIGN: &str = include_str!("prompts/write_design.md");
 pub(crate) const WRITE_TASKS: &str = include_str!("prompts/write_tasks.md");
 /// One file of code: `{{design}}`, `{{tasks}}`, `{{code_so_far}}`, `{{path}}`, `{{language}}`.
 pub(crate) const WRITE_CODE: &str = include_str!("prompts/write_code.md");
+/// The refined PRD's context (incremental development): `{{legacy}}`, `{{requirement}}`.
+pub(crate) const REFINE_PRD: &str = include_str!("prompts/refine_prd.md");
+/// The refined design's context: `{{legacy}}`, `{{prd}}`.
+pub(crate) const REFINE_DESIGN: &str = include_str!("prompts/refine_design.md");
+/// The refined task list's context: `{{legacy}}`, `{{design}}`.
+pub(crate) const REFINE_TASKS: &str = include_str!("prompts/refine_tasks.md");
+/// One file rewritten for a change: `{{design}}`, `{{tasks}}`, `{{legacy_code}}`,
+/// `{{path}}`, `{{change}}`, `{{current}}`, `{{language}}`.
+pub(crate) const REFINE_CODE: &str = include_str!("prompts/refine_code.md");
 /// One test file: `{{design}}`, `{{path}}`, `{{code}}`, `{{test_path}}`, `{{language}}`, `{{files}}`.
 pub(crate) const WRITE_TEST: &str = include_str!("prompts/write_test.md");
 

@@ -26,10 +26,10 @@ use crate::cross_test;
 
 const MODEL: &str = "scripted";
 
-const IDEA: &str = "Write a 2048 game in HTML and JavaScript that runs in the browser.";
+pub(crate) const IDEA: &str = "Write a 2048 game in HTML and JavaScript that runs in the browser.";
 
 /// The model's answers in the 2048 run, one per call, in call order.
-const TURNS: [&str; 7] = [
+pub(crate) const TURNS: [&str; 7] = [
     include_str!("testdata/2048_sop/01_write_prd.txt"),
     include_str!("testdata/2048_sop/02_write_design.txt"),
     include_str!("testdata/2048_sop/03_write_tasks.txt"),
@@ -37,6 +37,18 @@ const TURNS: [&str; 7] = [
     include_str!("testdata/2048_sop/05_style_css.txt"),
     include_str!("testdata/2048_sop/06_game_js.txt"),
     include_str!("testdata/2048_sop/07_test_game_js.txt"),
+];
+/// The answers to the follow-up "add a restart button" after the 2048 run
+/// (incremental development): the refined PRD, design and task list, the
+/// two files of its incremental change, and game.js's tests (the rules did
+/// not change, so neither do they).
+pub(crate) const RESTART_TURNS: [&str; 6] = [
+    include_str!("testdata/2048_sop_restart/01_refine_prd.txt"),
+    include_str!("testdata/2048_sop_restart/02_refine_design.txt"),
+    include_str!("testdata/2048_sop_restart/03_refine_tasks.txt"),
+    include_str!("testdata/2048_sop_restart/04_index_html.txt"),
+    include_str!("testdata/2048_sop_restart/05_game_js.txt"),
+    include_str!("testdata/2048_sop_restart/06_test_game_js.txt"),
 ];
 const PRD: usize = 0;
 const DESIGN: usize = 1;
@@ -442,6 +454,56 @@ fn the_document_nodes_ask_for_the_fields_of_metagpt_documents() {
 }
 
 #[test]
+fn the_refined_nodes_ask_for_the_fields_of_metagpt_incremental_documents() {
+    let keys = |node: crate::core::action_node::ActionNode| {
+        node.fields().iter().map(|f| format!("{}: {}", f.key, f.type_name())).collect::<Vec<_>>()
+    };
+    expect![[r#"
+        [
+            "Language: str",
+            "Programming Language: str",
+            "Refined Requirements: str",
+            "Project Name: str",
+            "Refined Product Goals: list[str]",
+            "Refined User Stories: list[str]",
+            "Competitive Analysis: list[str]",
+            "Competitive Quadrant Chart: str",
+            "Refined Requirement Analysis: list[str]",
+            "Refined Requirement Pool: list[list[str]]",
+            "UI Design draft: str",
+            "Anything UNCLEAR: str",
+        ]
+    "#]].assert_debug_eq(&keys(WritePrd::refined_node()));
+    expect![[r#"
+        [
+            "Refined Implementation Approach: str",
+            "Refined File list: list[str]",
+            "Refined Data structures and interfaces: str",
+            "Refined Program call flow: str",
+            "Anything UNCLEAR: str",
+        ]
+    "#]].assert_debug_eq(&keys(WriteDesign::refined_node()));
+    expect![[r#"
+        [
+            "Required packages: Optional[list[str]]",
+            "Refined Logic Analysis: list[list[str]]",
+            "Refined Task list: list[str]",
+            "Incremental Change: list[list[str]]",
+            "Refined Shared Knowledge: str",
+            "Anything UNCLEAR: str",
+        ]
+    "#]].assert_debug_eq(&keys(WriteTasks::refined_node()));
+    for node in [WritePrd::refined_node(), WriteDesign::refined_node(), WriteTasks::refined_node()] {
+        assert!(node.parse(&node.format_example()).is_ok(), "{}", node.key);
+    }
+    // The follow-up fixture's answers fit the refined nodes, and not the first ones.
+    assert!(WritePrd::refined_node().parse(RESTART_TURNS[0]).is_ok());
+    assert!(WriteDesign::refined_node().parse(RESTART_TURNS[1]).is_ok());
+    assert!(WriteTasks::refined_node().parse(RESTART_TURNS[2]).is_ok());
+    assert!(WriteTasks::node().parse(RESTART_TURNS[2]).is_err());
+}
+
+#[test]
 fn extract_code_takes_the_first_fenced_block_else_the_whole_answer() {
     // (answer, code)
     let cases = [
@@ -508,6 +570,11 @@ fn every_prompt_template_has_only_the_slots_its_action_fills() {
     assert_eq!(slots(WRITE_TASKS), ["design"]);
     assert_eq!(slots(WRITE_CODE), ["code_so_far", "design", "language", "path", "tasks"]);
     assert_eq!(slots(WRITE_TEST), ["code", "design", "files", "framework", "language", "path", "test_path"]);
+    use super::prompts::{REFINE_CODE, REFINE_DESIGN, REFINE_PRD, REFINE_TASKS};
+    assert_eq!(slots(REFINE_PRD), ["legacy", "requirement"]);
+    assert_eq!(slots(REFINE_DESIGN), ["legacy", "prd"]);
+    assert_eq!(slots(REFINE_TASKS), ["design", "legacy"]);
+    assert_eq!(slots(REFINE_CODE), ["change", "current", "design", "language", "legacy_code", "path", "tasks"]);
 }
 
 #[test]

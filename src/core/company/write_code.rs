@@ -2,6 +2,12 @@
 //! one model call each (design + tasks + the code written so far), the
 //! answer's code block written to the project at the file's path.
 //!
+//! A refined task list (a follow-up) names the files to change in its
+//! "Incremental Change": only those are rewritten, each with its current
+//! code and the project's other files (the legacy code) in the prompt, and
+//! written together once all are answered; every other file stays byte for
+//! byte as it was.
+//!
 //! Every path is checked before the first call, so a task list that names a
 //! path outside the project fails the action before anything is spent or
 //! written. It does not review, run or fix the code (MetaGPT's optional
@@ -18,7 +24,9 @@ use crate::core::role::RoleError;
 
 use super::code_block::{extract_code, fence_language, fenced};
 use super::document::{failure, latest, require_upstream, write_file};
-use super::prompts::{render, WRITE_CODE};
+use super::incremental::INCREMENTAL_CHANGE;
+use super::prompts::{render, REFINE_CODE, WRITE_CODE};
+use super::write_test::is_test_file;
 use super::write_tasks::TASK_LIST;
 use super::{DESIGN_PATH, WRITE_CODE as KIND, WRITE_DESIGN, WRITE_TASKS};
 
@@ -43,11 +51,15 @@ impl Action for WriteCode {
             let tasks = latest(cx.history, WRITE_TASKS).ok_or_else(|| {
                 failure(KIND, format!("there is no task list to code from: no {WRITE_TASKS} message was received"))
             })?;
-            let paths = planned_files(tasks.instruct_content.as_ref())?;
+            let change = tasks.instruct_content.as_ref().and_then(|f| f.get(INCREMENTAL_CHANGE));
             let design = require_upstream(&cx, KIND, DESIGN_PATH, WRITE_DESIGN, "system design")?;
             // The task list as the project manager published it (the file
             // may be edited later; the list of paths above comes from it too).
             let task_text = tasks.content.trim();
+            if let Some(change) = change {
+                return rewrite_changed(&cx, change, &design, task_text).await;
+            }
+            let paths = planned_files(tasks.instruct_content.as_ref())?;
             let mut written: Vec<(String, String)> = Vec::with_capacity(paths.len());
             for path in &paths {
                 let prompt = render(
@@ -65,13 +77,97 @@ impl Action for WriteCode {
                 write_file(&cx, KIND, path, &code)?;
                 written.push((path.clone(), code));
             }
-            let mut content = format!("Wrote {} file{}:", paths.len(), if paths.len() == 1 { "" } else { "s" });
-            for path in &paths {
-                content.push_str("\n- ");
-                content.push_str(path);
-            }
-            Ok(ActionOutput { content, instruct_content: Some(json!({ FILES: paths })), failed: false })
+            Ok(files_output("Wrote", paths))
         })
+    }
+}
+
+/// The files of the incremental change, rewritten one by one: each with
+/// what changes in it, its current code and the project's other code.
+async fn rewrite_changed(cx: &ActionContext<'_>, change: &Value, design: &str, tasks: &str) -> Result<ActionOutput, RoleError> {
+    let rows = change.as_array().ok_or_else(|| failure(KIND, format!("the task list's \"{INCREMENTAL_CHANGE}\" is not a list of files")))?;
+    // A row is [file, what changes]; a bare path is accepted too.
+    let mut raw = Vec::with_capacity(rows.len());
+    let mut what = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (path, how) = match row {
+            Value::Array(cells) => (cells.first().cloned().unwrap_or(Value::Null), cells.get(1).and_then(Value::as_str).unwrap_or("")),
+            other => (other.clone(), ""),
+        };
+        raw.push(path);
+        what.push(how.trim().to_string());
+    }
+    checked_paths(&raw, true)?;
+    // Every path is valid now: pair each distinct one with its change.
+    let mut changes: Vec<(String, String)> = Vec::with_capacity(raw.len());
+    for (item, how) in raw.iter().zip(what) {
+        let Some(path) = item.as_str().and_then(|r| normalize_path(unquote(r)).ok()) else { continue };
+        if !changes.iter().any(|(p, _)| *p == path) {
+            changes.push((path, how));
+        }
+    }
+    // The new code stays in memory until every file is written, so a run
+    // resumed half-way asks exactly what it asked before (the project still
+    // holds the old code) and its journal answers the finished files; the
+    // change lands whole or not at all.
+    let mut written: Vec<(String, String)> = Vec::with_capacity(changes.len());
+    for (path, how) in &changes {
+        let current = cx.files.borrow().read(path).ok().map(str::to_string);
+        let current = match current {
+            Some(code) => format!("The current code of `{path}`, to be rewritten:\n{}", fenced(path, &code)),
+            None => format!("`{path}` does not exist yet: write it whole."),
+        };
+        let prompt = render(
+            REFINE_CODE,
+            &[
+                ("design", design.trim()),
+                ("tasks", tasks),
+                ("legacy_code", &legacy_code(&cx.files.borrow(), path, &written)),
+                ("path", path),
+                ("change", if how.is_empty() { "(see the task list)" } else { how.as_str() }),
+                ("current", &current),
+                ("language", fence_language(path)),
+            ],
+        );
+        let answer = cx.llm.aask(cx.prefix, &prompt).await?;
+        written.push((path.clone(), extract_code(&answer)));
+    }
+    for (path, code) in &written {
+        write_file(cx, KIND, path, code)?;
+    }
+    Ok(files_output("Changed", changes.into_iter().map(|(path, _)| path).collect()))
+}
+
+/// The message of the code written: "Wrote 3 files:" and the paths.
+fn files_output(verb: &str, paths: Vec<String>) -> ActionOutput {
+    let mut content = format!("{verb} {} file{}:", paths.len(), if paths.len() == 1 { "" } else { "s" });
+    if paths.is_empty() {
+        content = format!("{verb} no file: the change needs none.");
+    }
+    for path in &paths {
+        content.push_str("\n- ");
+        content.push_str(path);
+    }
+    ActionOutput { content, instruct_content: Some(json!({ FILES: paths })), failed: false }
+}
+
+/// The project's code other than `path`, each file fenced under its path,
+/// with the new code of the files `written` so far in this change: no
+/// documents (the prompt has them) and no tests (the code is the truth).
+fn legacy_code(files: &crate::core::files::ProjectFiles, path: &str, written: &[(String, String)]) -> String {
+    let shown: Vec<String> = files
+        .paths()
+        .chain(written.iter().map(|(p, _)| p.as_str()).filter(|p| files.read(p).is_err()))
+        .filter(|p| *p != path && !p.starts_with("docs/") && !is_test_file(p))
+        .filter_map(|p| {
+            let code = written.iter().find(|(w, _)| w == p).map(|(_, code)| code.as_str()).or_else(|| files.read(p).ok())?;
+            Some(format!("### {p}\n{}", fenced(p, code)))
+        })
+        .collect();
+    if shown.is_empty() {
+        "(no other file)".to_string()
+    } else {
+        shown.join("\n\n")
     }
 }
 
@@ -82,6 +178,17 @@ pub(super) fn planned_files(fields: Option<&Value>) -> Result<Vec<String>, RoleE
         .and_then(|f| f.get(TASK_LIST))
         .and_then(Value::as_array)
         .ok_or_else(|| failure(KIND, format!("the task list has no \"{TASK_LIST}\" to code from")))?;
+    checked_paths(list, false)
+}
+
+/// The normalized, distinct paths of `list`; `may_be_empty` for a change
+/// that needs no file.
+/// A listed path without the quotes models sometimes put around it.
+fn unquote(raw: &str) -> &str {
+    raw.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'')
+}
+
+fn checked_paths(list: &[Value], may_be_empty: bool) -> Result<Vec<String>, RoleError> {
     let mut paths: Vec<String> = Vec::with_capacity(list.len());
     let mut problems = Vec::new();
     for item in list {
@@ -89,9 +196,7 @@ pub(super) fn planned_files(fields: Option<&Value>) -> Result<Vec<String>, RoleE
             problems.push(format!("{item} is not a path"));
             continue;
         };
-        // Models sometimes quote the paths they list.
-        let raw = raw.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'');
-        match normalize_path(raw) {
+        match normalize_path(unquote(raw)) {
             Ok(path) if !paths.contains(&path) => paths.push(path),
             Ok(_) => {}
             Err(e) => problems.push(e.to_string()),
@@ -106,7 +211,7 @@ pub(super) fn planned_files(fields: Option<&Value>) -> Result<Vec<String>, RoleE
             ),
         ));
     }
-    if paths.is_empty() {
+    if paths.is_empty() && !may_be_empty {
         return Err(failure(KIND, "the task list names no file to write"));
     }
     Ok(paths)

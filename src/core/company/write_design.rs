@@ -2,6 +2,9 @@
 //! (approach, file list, class diagram, call flow), filled as an
 //! `ActionNode` and written to `docs/system_design.md`.
 //!
+//! When the PRD it reads is a refined one (a follow-up), it refines the
+//! project's design for it instead (MetaGPT's incremental mode).
+//!
 //! It does not check that the mermaid diagrams render, nor that the file
 //! list matches the diagrams: the project manager and the engineer read the
 //! design as the model wrote it.
@@ -14,8 +17,9 @@ use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::ActionKind;
 use crate::core::role::RoleError;
 
-use super::document::{document_output, fill, require_upstream};
-use super::prompts::{render, WRITE_DESIGN};
+use super::document::{document_output, fill, latest, require_upstream};
+use super::incremental::{is_refined, refine, REFINED_FILE_LIST, REFINED_REQUIREMENTS};
+use super::prompts::{render, REFINE_DESIGN, WRITE_DESIGN};
 use super::{DESIGN_PATH, PRD_PATH, WRITE_DESIGN as KIND, WRITE_PRD};
 
 /// Designs the system the PRD asks for.
@@ -56,6 +60,54 @@ impl WriteDesign {
             ],
         )
     }
+
+    /// The refined design's fields (a follow-up): every part of the design
+    /// extends the legacy one.
+    pub fn refined_node() -> ActionNode {
+        refine(
+            Self::node(),
+            "Refined Design",
+            vec![
+                (
+                    "Implementation approach",
+                    ActionNode::new(
+                        "Refined Implementation Approach",
+                        FieldType::Str,
+                        "The implementation approach, updated and extended for the new requirements: the steps of the change and how each is done; what the change does not touch stays as it was.",
+                        "As before; the due date is one more field of Task, and TaskList sorts by it on every render.",
+                    ),
+                ),
+                (
+                    "File list",
+                    ActionNode::new(
+                        REFINED_FILE_LIST,
+                        FieldType::str_list(),
+                        "The file list, updated: every file of the program after the change, as relative paths, the entry point first; add a file only when the change needs one.",
+                        json!(["index.html", "app.js"]),
+                    ),
+                ),
+                (
+                    "Data structures and interfaces",
+                    ActionNode::new(
+                        "Refined Data structures and interfaces",
+                        FieldType::Str,
+                        "The mermaid classDiagram, updated: the legacy classes, fields and methods, with what the change adds or modifies.",
+                        "classDiagram\n    class Task {\n        +id: number\n        +title: string\n        +done: boolean\n        +due: string\n    }",
+                    ),
+                ),
+                (
+                    "Program call flow",
+                    ActionNode::new(
+                        "Refined Program call flow",
+                        FieldType::Str,
+                        "The mermaid sequenceDiagram, updated with the flows the change adds or modifies, using exactly the classes and methods above.",
+                        "sequenceDiagram\n    participant U as User\n    participant L as TaskList\n    U->>L: add(title, due)\n    L-->>U: Task",
+                    ),
+                ),
+            ],
+            vec![],
+        )
+    }
 }
 
 impl Action for WriteDesign {
@@ -70,8 +122,17 @@ impl Action for WriteDesign {
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
         Box::pin(async move {
             let prd = require_upstream(&cx, KIND, PRD_PATH, WRITE_PRD, "PRD")?;
-            let node = Self::node();
-            let context = render(WRITE_DESIGN, &[("prd", prd.trim())]);
+            // A refined PRD refines the design the project has.
+            let legacy = is_refined(latest(cx.history, WRITE_PRD), REFINED_REQUIREMENTS)
+                .then(|| cx.files.borrow().read(DESIGN_PATH).ok().map(str::to_string))
+                .flatten()
+                .filter(|t| !t.trim().is_empty());
+            let (node, context) = match &legacy {
+                Some(legacy) => {
+                    (Self::refined_node(), render(REFINE_DESIGN, &[("legacy", legacy.trim()), ("prd", prd.trim())]))
+                }
+                None => (Self::node(), render(WRITE_DESIGN, &[("prd", prd.trim())])),
+            };
             let filled = fill(&cx, KIND, "system design", &node, &context).await?;
             document_output(&cx, KIND, &node, filled, "System Design", DESIGN_PATH)
         })

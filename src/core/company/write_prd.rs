@@ -2,8 +2,10 @@
 //! a product requirement document, filled as an `ActionNode` and written to
 //! `docs/prd.md`.
 //!
-//! It does not research competitors on the web or update an earlier PRD:
-//! each requirement gets a fresh document from the model's own knowledge.
+//! On a follow-up (the project has a PRD) it refines that PRD for the new
+//! requirement instead (MetaGPT's incremental mode: the legacy content and
+//! the new requirements, filled into the refined fields). It does not
+//! research competitors on the web: the analysis is the model's knowledge.
 
 use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
@@ -14,7 +16,8 @@ use crate::core::message::{ActionKind, USER_REQUIREMENT};
 use crate::core::role::RoleError;
 
 use super::document::{document_output, failure, fill, latest};
-use super::prompts::{render, WRITE_PRD};
+use super::incremental::{refine, REFINED_REQUIREMENTS};
+use super::prompts::{render, REFINE_PRD, WRITE_PRD};
 use super::{PRD_PATH, WRITE_PRD as KIND};
 
 /// Writes the PRD for the latest requirement the role received.
@@ -67,6 +70,59 @@ impl WritePrd {
             ],
         )
     }
+
+    /// The refined PRD's fields (a follow-up): the requirements, goals,
+    /// stories, analysis and pool become their refined forms; the rest
+    /// keeps its meaning.
+    pub fn refined_node() -> ActionNode {
+        refine(
+            Self::node(),
+            "Refined PRD",
+            vec![
+                (
+                    "Original Requirements",
+                    ActionNode::new(REFINED_REQUIREMENTS, FieldType::Str, "The user's new requirements, restated in full.", "Make the 2048 game with a new feature that ..."),
+                ),
+                (
+                    "Product Goals",
+                    ActionNode::new(
+                        "Refined Product Goals",
+                        FieldType::str_list(),
+                        "The product goals, updated and extended for the new requirements; up to three, in line with where the product now goes.",
+                        json!(["Adding and ticking off a task takes one step", "Tasks can be sorted by due date"]),
+                    ),
+                ),
+                (
+                    "User Stories",
+                    ActionNode::new(
+                        "Refined User Stories",
+                        FieldType::str_list(),
+                        "The user stories, updated and extended so that they cover what the new requirements add; three to five.",
+                        json!(["As a busy parent, I want to sort my tasks by due date so that I see the urgent ones first"]),
+                    ),
+                ),
+                (
+                    "Requirement Analysis",
+                    ActionNode::new(
+                        "Refined Requirement Analysis",
+                        FieldType::str_list(),
+                        "The requirement analysis, refined for the new requirements: one point per addition or change, saying what is added or modified.",
+                        json!(["Add: a due date on each task", "Modify: the list is sorted by due date"]),
+                    ),
+                ),
+                (
+                    "Requirement Pool",
+                    ActionNode::new(
+                        "Refined Requirement Pool",
+                        FieldType::list(FieldType::str_list()),
+                        "Rows of [priority, requirement] covering both the legacy and the new requirements; keep the rows the change does not touch; P0 rows first.",
+                        json!([["P0", "Add a task with a title"], ["P0", "Sort the tasks by due date"]]),
+                    ),
+                ),
+            ],
+            vec![],
+        )
+    }
 }
 
 impl Action for WritePrd {
@@ -86,8 +142,16 @@ impl Action for WritePrd {
                 .or_else(|| cx.history.last())
                 .map(|m| m.content.clone())
                 .ok_or_else(|| failure(KIND, "there is no requirement to write a PRD for"))?;
-            let node = Self::node();
-            let context = render(WRITE_PRD, &[("requirement", requirement.trim())]);
+            // A follow-up refines the PRD the project has (MetaGPT checks its
+            // docs the same way), whoever wrote it last.
+            let legacy = cx.files.borrow().read(PRD_PATH).ok().filter(|t| !t.trim().is_empty()).map(str::to_string);
+            let (node, context) = match &legacy {
+                Some(legacy) => (
+                    Self::refined_node(),
+                    render(REFINE_PRD, &[("legacy", legacy.trim()), ("requirement", requirement.trim())]),
+                ),
+                None => (Self::node(), render(WRITE_PRD, &[("requirement", requirement.trim())])),
+            };
             let filled = fill(&cx, KIND, "PRD", &node, &context).await?;
             let title = match filled.instruct_content.get("Project Name") {
                 Some(Value::String(name)) if !name.trim().is_empty() => {

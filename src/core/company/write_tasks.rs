@@ -2,6 +2,10 @@
 //! task list (packages, logic per file, the files in the order to write
 //! them), filled as an `ActionNode` and written to `docs/tasks.md`.
 //!
+//! When the design it reads is a refined one (a follow-up), it refines the
+//! project's task list and names the files to change, each with what
+//! changes in it ("Incremental Change"): only those are rewritten.
+//!
 //! It does not check the task list against the design's file list, nor the
 //! paths in it: the engineer validates every path before writing anything.
 
@@ -13,8 +17,9 @@ use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::ActionKind;
 use crate::core::role::RoleError;
 
-use super::document::{document_output, fill, require_upstream};
-use super::prompts::{render, WRITE_TASKS};
+use super::document::{document_output, fill, latest, require_upstream};
+use super::incremental::{is_refined, refine, INCREMENTAL_CHANGE, REFINED_FILE_LIST};
+use super::prompts::{render, REFINE_TASKS, WRITE_TASKS};
 use super::{DESIGN_PATH, TASKS_PATH, WRITE_DESIGN, WRITE_TASKS as KIND};
 
 /// The key of the files to write, in order, in the task list's fields.
@@ -59,6 +64,53 @@ impl WriteTasks {
             ],
         )
     }
+
+    /// The refined task list's fields (a follow-up): the merged analysis,
+    /// list and knowledge, and the incremental change: the files to write.
+    pub fn refined_node() -> ActionNode {
+        refine(
+            Self::node(),
+            "Refined Tasks",
+            vec![
+                (
+                    "Logic Analysis",
+                    ActionNode::new(
+                        "Refined Logic Analysis",
+                        FieldType::list(FieldType::str_list()),
+                        "Rows of [file, what it holds and which files it uses], the legacy analysis merged with the change: every file of the refined design, saying what the change adds or modifies in it.",
+                        json!([["app.js", "TaskList and Task, now with a due date; sorts by it; uses nothing"], ["index.html", "The page, with the due date input; loads app.js"]]),
+                    ),
+                ),
+                (
+                    TASK_LIST,
+                    ActionNode::new(
+                        "Refined Task list",
+                        FieldType::str_list(),
+                        "Every file of the project after the change, each once, in dependency order: a file after those it depends on.",
+                        json!(["app.js", "index.html"]),
+                    ),
+                ),
+                (
+                    "Shared Knowledge",
+                    ActionNode::new(
+                        "Refined Shared Knowledge",
+                        FieldType::Str,
+                        "The shared knowledge, updated with what the change adds: element ids, constants, data formats, conventions.",
+                        "The list element's id is \"tasks\"; the due date input's id is \"due\"; tasks are stored under \"todo.v1\".",
+                    ),
+                ),
+            ],
+            vec![(
+                "Refined Task list",
+                ActionNode::new(
+                    INCREMENTAL_CHANGE,
+                    FieldType::list(FieldType::str_list()),
+                    "Rows of [file, what changes in it]: only the files this change must create or modify, each once, in the order to write them; a file left out is not touched.",
+                    json!([["app.js", "Task gets a due field; TaskList.render sorts by it"], ["index.html", "Add the due date input next to the title input"]]),
+                ),
+            )],
+        )
+    }
 }
 
 impl Action for WriteTasks {
@@ -73,8 +125,17 @@ impl Action for WriteTasks {
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
         Box::pin(async move {
             let design = require_upstream(&cx, KIND, DESIGN_PATH, WRITE_DESIGN, "system design")?;
-            let node = Self::node();
-            let context = render(WRITE_TASKS, &[("design", design.trim())]);
+            // A refined design refines the task list the project has.
+            let legacy = is_refined(latest(cx.history, WRITE_DESIGN), REFINED_FILE_LIST)
+                .then(|| cx.files.borrow().read(TASKS_PATH).ok().map(str::to_string))
+                .flatten()
+                .filter(|t| !t.trim().is_empty());
+            let (node, context) = match &legacy {
+                Some(legacy) => {
+                    (Self::refined_node(), render(REFINE_TASKS, &[("legacy", legacy.trim()), ("design", design.trim())]))
+                }
+                None => (Self::node(), render(WRITE_TASKS, &[("design", design.trim())])),
+            };
             let filled = fill(&cx, KIND, "task list", &node, &context).await?;
             document_output(&cx, KIND, &node, filled, "Project Tasks", TASKS_PATH)
         })

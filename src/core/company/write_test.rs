@@ -109,10 +109,15 @@ impl Action for WriteTest {
 /// Whether `path` is program logic that gets a test file.
 pub(super) fn is_tested(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let is_test =
-        path.starts_with("tests/") || name.starts_with("test_") || name.contains(".test.") || name.contains(".spec.");
+    let is_test = is_test_file(path);
     let ext = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
     !is_test && ext.is_some_and(|ext| TESTED.contains(&ext.as_str()))
+}
+
+/// Whether `path` is a test already (under `tests/`, `test_*`, `*.test.*`, `*.spec.*`).
+pub(super) fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.starts_with("tests/") || name.starts_with("test_") || name.contains(".test.") || name.contains(".spec.")
 }
 
 /// Which test tools to use for `path`'s language.

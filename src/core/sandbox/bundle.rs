@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::base64;
-use super::SandboxError;
+use super::{SandboxError, SourceRef};
 use crate::core::files::ProjectFiles;
 
 /// Path → content: a snapshot of the project's files.
@@ -24,6 +24,10 @@ pub fn snapshot(files: &ProjectFiles) -> FileMap {
     files.paths().filter_map(|p| files.read(p).ok().map(|c| (p.to_owned(), c.to_owned()))).collect()
 }
 
+/// What the frame's bridge reports as the file of an error in the page
+/// itself (an inline script), whose URL is the frame's.
+pub const DOCUMENT: &str = "document";
+
 /// The preview document and what went into it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreviewDoc {
@@ -31,6 +35,76 @@ pub struct PreviewDoc {
     pub html: String,
     pub included: Vec<String>,
     pub missing: Vec<String>,
+    /// The `data:` URL of every script the document loads, with its path:
+    /// how an error's file is told from the URL the browser reports.
+    pub sources: Vec<(String, String)>,
+    /// The line of `html` the prelude starts on, and how many lines it adds.
+    prelude_at: u32,
+    prelude_lines: u32,
+}
+
+impl PreviewDoc {
+    /// The same, without the page: what maps an error back to its file.
+    pub fn without_html(mut self) -> Self {
+        self.html = String::new();
+        self
+    }
+
+    /// The project file and line behind a place the frame reported: a
+    /// script's `data:` URL is its file; [`DOCUMENT`] (the page itself, an
+    /// inline script) is the entry page, less the prelude's lines. `None`
+    /// for the prelude's own lines and for URLs of no project file.
+    pub fn source_of(&self, url: &str, line: u32) -> Option<SourceRef> {
+        if line == 0 {
+            return None;
+        }
+        if url.starts_with("data:") {
+            return self.sources.iter().find(|(u, _)| u == url).map(|(_, path)| SourceRef { path: path.clone(), line });
+        }
+        if url != DOCUMENT {
+            return None;
+        }
+        let line = if line < self.prelude_at || self.prelude_lines == 0 {
+            line
+        } else if line >= self.prelude_at + self.prelude_lines {
+            line - self.prelude_lines
+        } else {
+            return None;
+        };
+        Some(SourceRef { path: self.entry.clone(), line })
+    }
+
+    /// `text` (a console line, a stack) with every script's `data:` URL
+    /// replaced by its path, and any other `data:` URL shortened: a stack
+    /// then reads `at start (game.js:12:5)`, not kilobytes of base64.
+    pub fn readable(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        // Longest first: a module's URL holds the URLs of its imports.
+        let mut sources: Vec<&(String, String)> = self.sources.iter().collect();
+        sources.sort_by_key(|(url, _)| std::cmp::Reverse(url.len()));
+        for (url, path) in sources {
+            if out.contains(url.as_str()) {
+                out = out.replace(url.as_str(), path);
+            }
+        }
+        let mut short = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find("data:") {
+            short.push_str(&rest[..at]);
+            let end = rest[at..].find(|c: char| c.is_whitespace() || c == ')' || c == '"' || c == '\'').map_or(rest.len(), |i| at + i);
+            let url = &rest[at..end];
+            // Keep a place's ":line:column" after the shortened URL.
+            let place = url.rfind(',').map_or("", |comma| {
+                let tail = &url[comma..];
+                tail.find(':').map_or("", |colon| &tail[colon..])
+            });
+            short.push_str("data:…");
+            short.push_str(place);
+            rest = &rest[end..];
+        }
+        short.push_str(rest);
+        short
+    }
 }
 
 /// The HTML file the preview shows: `index.html` at the shallowest depth,
@@ -54,7 +128,15 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
     };
     let source = &files[entry];
     let dir = parent_dir(entry);
-    let mut doc = PreviewDoc { entry: entry.to_owned(), html: String::with_capacity(source.len()), included: Vec::new(), missing: Vec::new() };
+    let mut doc = PreviewDoc {
+        entry: entry.to_owned(),
+        html: String::with_capacity(source.len()),
+        included: Vec::new(),
+        missing: Vec::new(),
+        sources: Vec::new(),
+        prelude_at: 0,
+        prelude_lines: 0,
+    };
     let lower = source.to_ascii_lowercase();
     let mut at = 0;
     while let Some(open) = lower[at..].find('<').map(|i| at + i) {
@@ -116,9 +198,20 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
         }
     }
     doc.html.push_str(&source[at..]);
-    doc.html = insert_prelude(&doc.html, prelude);
+    let (html, at) = insert_prelude(&doc.html, prelude);
+    doc.prelude_at = line_of(&doc.html, at);
+    doc.prelude_lines = prelude.matches('\n').count() as u32;
+    doc.html = html;
     dedup(&mut doc.included);
     dedup(&mut doc.missing);
+    // The URLs are rebuilt as the document built them (the same bytes give
+    // the same URL), a classic script's and a module's alike.
+    for path in doc.included.iter().filter(|p| is_script(p)) {
+        doc.sources.push((data_url("text/javascript", &files[path]), path.clone()));
+        if let Ok(url) = module_url(files, path) {
+            doc.sources.push((url, path.clone()));
+        }
+    }
     Ok(doc)
 }
 
@@ -339,7 +432,8 @@ fn attr<'t>(tag: &'t str, name: &str) -> Option<((usize, usize), &'t str)> {
 
 /// Puts `prelude` right after `<head …>`, else after `<html …>`, else after
 /// the doctype, else first: it must run before the project's scripts.
-fn insert_prelude(html: &str, prelude: &str) -> String {
+/// Returns the document and the byte where the prelude went.
+fn insert_prelude(html: &str, prelude: &str) -> (String, usize) {
     let lower = html.to_ascii_lowercase();
     let after = |needle: &str| {
         let mut from = 0;
@@ -353,7 +447,12 @@ fn insert_prelude(html: &str, prelude: &str) -> String {
         None
     };
     let at = after("<head").or_else(|| after("<html")).or_else(|| after("<!doctype")).unwrap_or(0);
-    format!("{}{prelude}{}", &html[..at], &html[at..])
+    (format!("{}{prelude}{}", &html[..at], &html[at..]), at)
+}
+
+/// The 1-based line of byte `at` in `text`.
+fn line_of(text: &str, at: usize) -> u32 {
+    text[..at].matches('\n').count() as u32 + 1
 }
 
 /// Byte spans of the module specifiers in `source`: the string literal

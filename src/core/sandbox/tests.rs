@@ -54,6 +54,41 @@ fn the_preview_inlines_scripts_styles_and_module_graphs() {
 }
 
 #[test]
+fn an_error_place_in_the_frame_maps_back_to_the_project_file_and_line() {
+    use super::bundle::DOCUMENT;
+    use super::SourceRef;
+    let main = "import { slide } from './lib/game.js';\nslide(null.x);\n";
+    let project = files(&[
+        ("index.html", "<!doctype html>\n<html><head>\n<title>t</title></head>\n<body><script type=module src=main.js></script><script src=old.js></script>\n<script>\nboom();\n</script></body></html>"),
+        ("main.js", main),
+        ("lib/game.js", GAME),
+        ("old.js", "var x = 1;\nthrow new Error('old');\n"),
+    ]);
+    // A prelude of three lines, placed after <head> on line 2.
+    let doc = preview_document(&project, "<script>\n/*bridge*/\n\n</script>").unwrap();
+    let at = |path: &str, line: u32| Some(SourceRef { path: path.into(), line });
+    // Scripts by their data: URLs, classic and module alike, nested imports too.
+    assert_eq!(doc.source_of(&js("var x = 1;\nthrow new Error('old');\n"), 2), at("old.js", 2));
+    assert_eq!(doc.source_of(&js(&main.replace("./lib/game.js", &js(GAME))), 2), at("main.js", 2));
+    assert_eq!(doc.source_of(&js(GAME), 1), at("lib/game.js", 1));
+    // The page itself: its own lines, the prelude's taken out.
+    let boom = doc.html.lines().position(|l| l == "boom();").unwrap() as u32 + 1;
+    assert_eq!(boom, 9, "line 6 of index.html, 3 lines down");
+    assert_eq!(doc.source_of(DOCUMENT, boom), at("index.html", 6));
+    assert_eq!(doc.source_of(DOCUMENT, 1), at("index.html", 1), "before the prelude");
+    assert_eq!(doc.source_of(DOCUMENT, 3), None, "the prelude's own lines are no project file");
+    assert_eq!(doc.source_of(DOCUMENT, 5), at("index.html", 2), "the rest of the line the prelude went into");
+    // Anything else is no file of the project.
+    // Stacks read with paths, not base64.
+    let stack = format!("Error: old\n    at {}:2:7\n    at x ({}:1:1)\n    at y ({}:4:2)", js("var x = 1;\nthrow new Error('old');\n"), js(GAME), js("unknown"));
+    assert_eq!(doc.readable(&stack), "Error: old\n    at old.js:2:7\n    at x (lib/game.js:1:1)\n    at y (data:…:4:2)");
+    let other = js("other");
+    for (url, line) in [("https://example.com/x.js", 3u32), ("blob:null/1234", 1), (other.as_str(), 1), (DOCUMENT, 0)] {
+        assert_eq!(doc.source_of(url, line), None, "{url}:{line}");
+    }
+}
+
+#[test]
 fn inline_modules_import_project_files_too() {
     let project = files(&[
         ("index.html", "<p>x</p><script type=\"module\">\nimport { slide } from './lib/game.js';\nslide([]);\n</script><script>import('./lib/game.js')</script>"),

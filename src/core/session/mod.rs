@@ -19,7 +19,9 @@
 //! - A restore or a hand edit is told to the team with its next request,
 //!   or when it resumes, never as a request of its own.
 //! - A version whose tests fail where the version before passed is marked;
-//!   with `auto_rollback`, the last passing version is restored at once.
+//!   with automatic rollback, the last passing version is restored at once.
+//! - Automatic fixes send at most 3 preview errors since the person's last
+//!   request, and none while the team works.
 
 mod request;
 
@@ -44,7 +46,7 @@ use super::settings::{Settings, TeamKind};
 use super::snapshot::{SnapshotError, TeamSnapshot};
 use super::store::SessionStatus;
 use super::team::{RunOutcome, Team};
-use super::versions::{diff_versions, FileDiff, ProjectLog, ProjectVersion, RequestKind, Spend, TestSummary, VersionError, AUTO_FIXES_PER_VERSION};
+use super::versions::{diff_versions, Automatic, FileDiff, ProjectLog, ProjectVersion, RequestKind, Spend, TestSummary, VersionError, AUTO_FIXES_PER_VERSION};
 
 pub use request::{fix_text, PREVIEW_ERROR};
 
@@ -117,8 +119,6 @@ pub struct Session {
     planner: Option<String>,
     models: Option<(String, MakeModel)>,
     stopper: Option<Stopper>,
-    /// Restore the last passing version when a request breaks the tests.
-    pub auto_rollback: Cell<bool>,
 }
 
 impl Session {
@@ -156,7 +156,6 @@ impl Session {
             planner,
             models: made,
             stopper: None,
-            auto_rollback: Cell::new(false),
         }
     }
 
@@ -255,8 +254,20 @@ impl Session {
         self.request(RequestKind::Fix, &summary, |kind, files, _, notes| request::Routed::fix(kind, &fix_text(error, files), notes))
     }
 
+    /// The automatic modes (kept with the session, so saved with it).
+    pub fn automatic(&self) -> Automatic {
+        self.project.borrow().automatic
+    }
+
+    /// Turn the automatic modes on or off; the page saves the session.
+    pub fn set_automatic(&self, automatic: Automatic) {
+        self.project.borrow_mut().automatic = automatic;
+    }
+
     /// As [`fix`](Self::fix), for the automatic mode: at most
-    /// [`AUTO_FIXES_PER_VERSION`] per version; never while the team works.
+    /// [`AUTO_FIXES_PER_VERSION`] since the person's last request (a fix's
+    /// own version does not start the count again); never while the team
+    /// works.
     pub fn auto_fix(&self, error: &ConsoleLine) -> Result<(), SessionError> {
         let sent = self.project.borrow().auto_fixes;
         if sent >= AUTO_FIXES_PER_VERSION {
@@ -390,11 +401,11 @@ impl Session {
         Some(end)
     }
 
-    /// With `auto_rollback`, a version that broke the tests is followed by
+    /// With automatic rollback, a version that broke the tests is followed by
     /// a restore of the last passing one; returns its number.
     #[cfg(feature = "sandbox")]
     fn roll_back_if_broken(&self, version: &ProjectVersion) -> Option<u32> {
-        if !(version.breaks_tests && self.auto_rollback.get()) {
+        if !(version.breaks_tests && self.automatic().rollback) {
             return None;
         }
         let target = self.project.borrow().last_passing()?.number;

@@ -249,6 +249,97 @@ cross_test! {
     }
 }
 
+/// The fixed pipeline's 2048 run (7 calls), then "add a restart button"
+/// (6 calls: the refined PRD, design and task list, two files, one test).
+fn sop_turns() -> Vec<String> {
+    use crate::core::company::tests::{RESTART_TURNS, TURNS};
+    TURNS.iter().chain(RESTART_TURNS.iter()).map(|t| t.to_string()).collect()
+}
+
+/// Every turn of a request, as one text.
+fn whole(request: &crate::core::llm::ChatRequest) -> String {
+    request.messages.iter().map(|m| m.content.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// The code block of a scripted answer, as the file holds it.
+fn code_of(answer: &str) -> String {
+    crate::core::company::extract_code(answer)
+}
+
+cross_test! {
+    async fn a_follow_up_to_the_pipeline_refines_the_documents_and_rewrites_only_the_changed_files() {
+        use crate::core::company::tests::{IDEA as SOP_IDEA, RESTART_TURNS, TURNS};
+        let llm = ScriptedLlm::from_texts(MODEL, sop_turns());
+        let s = session(TeamKind::FixedSop, &llm);
+        s.send(SOP_IDEA).unwrap();
+        let first = s.run().await.unwrap();
+        assert_eq!(first.outcome.stop, StopReason::Idle, "{:?}", first.outcome.failures);
+        let v1 = first.version.expect("the idea ends in version 1");
+        assert_eq!(v1.spent.calls, 7);
+        let before = s.files.borrow().clone();
+
+        s.send("add a restart button").unwrap();
+        let second = s.run().await.unwrap();
+        assert_eq!(second.outcome.stop, StopReason::Idle, "{:?}", second.outcome.failures);
+        assert_eq!(llm.remaining(), 0);
+        let v2 = second.version.expect("the follow-up ends in version 2");
+        assert_eq!(v2.spent.calls, 6, "a follow-up costs 6 calls against the idea's 7");
+        println!(
+            "pipeline cost: idea {} calls, {} prompt + {} completion tokens; follow-up {} calls, {} prompt + {} completion tokens",
+            v1.spent.calls, v1.spent.prompt_tokens, v1.spent.completion_tokens, v2.spent.calls, v2.spent.prompt_tokens, v2.spent.completion_tokens
+        );
+
+        // The documents are refined, not rewritten from scratch.
+        let files = s.files.borrow();
+        let prd = files.read("docs/prd.md").unwrap();
+        assert!(prd.starts_with("# Product Requirement Document: game_2048\n\n## Language\n\nen_us\n"), "{prd}");
+        assert!(prd.contains("## Refined Requirements\n\nAdd a restart button"), "{prd}");
+        assert!(prd.contains("- P0: Play again button on the game-over message\n"), "{prd}");
+        assert!(prd.contains("- P0: 4x4 board with sliding and merging by the 2048 rules\n"), "the legacy requirements stay: {prd}");
+        let design = files.read("docs/system_design.md").unwrap();
+        assert!(design.contains("## Refined File list\n\n- index.html\n- style.css\n- game.js\n"), "{design}");
+        let tasks = files.read("docs/tasks.md").unwrap();
+        assert!(tasks.contains("## Incremental Change\n\n- index.html: Add <button id=\"restart\""), "{tasks}");
+        assert!(tasks.contains("- game.js: GameView: wire #restart"), "{tasks}");
+
+        // Only the two files of the change were rewritten; the rest is byte-identical.
+        assert_eq!(files.read("index.html").unwrap(), code_of(RESTART_TURNS[3]));
+        assert_eq!(files.read("game.js").unwrap(), code_of(RESTART_TURNS[4]));
+        for path in ["style.css", "tests/test_game.js"] {
+            assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
+            assert_eq!(v2.files[path], v1.files[path], "{path}: the same file version in both");
+        }
+        let changed: Vec<String> = s.diff(2).unwrap().into_iter().map(|d| d.path).collect();
+        assert_eq!(changed, ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html"]);
+
+        // What each step was asked: the legacy document against the new one.
+        let asked: Vec<String> = llm.requests().iter().skip(7).map(whole).collect();
+        let (alice, bob, eve, index, game, edward) = (&asked[0], &asked[1], &asked[2], &asked[3], &asked[4], &asked[5]);
+        let old_prd = before.read("docs/prd.md").unwrap();
+        assert!(alice.contains(&format!("### Legacy Content\n{}\n\n### New Requirements\nFollow-up request from the user: add a restart button", old_prd.trim())), "{alice}");
+        assert!(alice.contains("- Refined Requirement Pool: list[list[str]]"), "{alice}");
+        assert!(bob.contains(&format!("### Legacy Content\n{}", before.read("docs/system_design.md").unwrap().trim())), "{bob}");
+        assert!(bob.contains(&format!("### New Requirements\n{}", prd.trim())), "Bob reads the refined PRD: {bob}");
+        assert!(eve.contains(&format!("### Legacy Content\n{}", before.read("docs/tasks.md").unwrap().trim())), "{eve}");
+        assert!(eve.contains(&format!("### New Requirements\n{}", design.trim())) && eve.contains("- Incremental Change: list[list[str]]"), "{eve}");
+        // Alex: the file's current code, the change, and the other files' code (new where already rewritten).
+        assert!(index.contains("## Your file: index.html\nWhat changes in it: Add <button id=\"restart\""), "{index}");
+        assert!(index.contains(&format!("The current code of `index.html`, to be rewritten:\n```html\n{}\n```", before.read("index.html").unwrap().trim_end())), "{index}");
+        assert!(index.contains(&format!("### game.js\n```javascript\n{}\n```", before.read("game.js").unwrap().trim_end())), "{index}");
+        assert!(index.contains("### style.css\n```css\n") && index.contains(tasks.trim()), "{index}");
+        for absent in ["### docs/prd.md", "### tests/test_game.js", "### index.html"] {
+            assert!(!index.contains(absent), "{absent} is not legacy code: {index}");
+        }
+        assert!(game.contains(&format!("### index.html\n```html\n{}\n```", code_of(RESTART_TURNS[3]).trim_end())), "game.js's prompt shows the new index.html");
+        assert!(game.contains(&format!("The current code of `game.js`, to be rewritten:\n```javascript\n{}\n```", before.read("game.js").unwrap().trim_end())));
+        assert!(edward.contains(&format!("## The code to test: game.js\n```javascript\n{}\n```", code_of(RESTART_TURNS[4]).trim_end())), "{edward}");
+        // The first run's prompts were the first-run ones.
+        let first_alice = whole(&llm.requests()[0]);
+        assert!(!first_alice.contains("Legacy Content") && first_alice.contains("- Original Requirements: str"));
+        assert_eq!(TURNS.len(), 7);
+    }
+}
+
 cross_test! {
     async fn restores_and_hand_edits_are_told_with_the_next_request() {
         let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
@@ -313,18 +404,45 @@ cross_test! {
 }
 
 cross_test! {
-    async fn automatic_fixes_stop_after_three_per_version() {
-        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+    async fn automatic_fixes_stop_after_three_until_the_person_asks_for_something_else() {
+        let reply = |text: &str| answer("Answering.", json!([cmd("RoleZero.reply_to_human", json!({"content": text})), end()]));
+        // The idea, three fixes that do not help, the person's fix, a
+        // follow-up: a quick think and an answer each.
+        let turns: Vec<String> = (0..6).flat_map(|i| ["TASK".to_string(), reply(&format!("Answer {i}."))]).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
         let s = session(TeamKind::Assistant, &llm);
         s.send("a page").unwrap();
+        s.run().await.unwrap();
         let error = ConsoleLine::new("error", "boom");
+        // Each fix ends in a version of its own, and the page still throws.
         for _ in 0..AUTO_FIXES_PER_VERSION {
             s.auto_fix(&error).unwrap();
+            let end = s.run().await.unwrap();
+            assert_eq!(end.version.map(|v| v.kind), Some(RequestKind::Fix));
         }
+        assert_eq!(s.auto_fix(&error), Err(SessionError::TooManyFixes(3)), "three fixes that did not help: no fourth by itself");
+        s.fix(&error).expect("the person may still ask");
+        s.run().await.unwrap();
         assert_eq!(s.auto_fix(&error), Err(SessionError::TooManyFixes(3)));
-        // Each fix closed the one before into a version: the count is per
-        // version, so it started again after each.
-        assert_eq!(s.versions().len(), 3);
+        // The person asks for something else: the count starts again.
+        s.send("make it blue").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        assert_eq!(llm.remaining(), 0);
+        assert_eq!(s.project.borrow().auto_fixes, 0);
+        assert!(s.auto_fix(&error).is_ok());
+    }
+}
+
+cross_test! {
+    async fn the_automatic_modes_are_kept_with_the_session() {
+        let llm = ScriptedLlm::from_texts(MODEL, Vec::<String>::new());
+        let s = session(TeamKind::Assistant, &llm);
+        assert_eq!(s.automatic(), Automatic::default(), "both off by default");
+        s.send("a page").unwrap();
+        s.set_automatic(Automatic { fix: true, rollback: true });
+        let restored = session(TeamKind::Assistant, &llm);
+        restored.restore(s.team().borrow().snapshot()).unwrap();
+        assert_eq!(restored.automatic(), Automatic { fix: true, rollback: true });
     }
 }
 
@@ -346,7 +464,7 @@ cross_test! {
             // engineer writes the test without running it).
             let sandbox = FakeSandbox::with_reports([report(1, 0), report(0, 1)]);
             s.team().borrow_mut().env.world.sandbox = Rc::new(sandbox.clone());
-            s.auto_rollback.set(auto);
+            s.set_automatic(Automatic { rollback: auto, ..Automatic::default() });
             s.send(IDEA).unwrap();
             let v1 = s.run().await.unwrap().version.unwrap();
             assert_eq!(v1.tests, Some(TestSummary { passed: 1, failed: 0 }));
@@ -409,50 +527,77 @@ cross_test! {
             Step::Run,
         ];
         let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
+        resumes_from_every_checkpoint(TeamKind::Company, &steps, &turns).await;
+    }
+}
 
-        // Uninterrupted, with every checkpoint kept; after each step that is
-        // not a run, the page saves the team too (a checkpoint of its own).
-        let llm = ScriptedLlm::from_texts(MODEL, turns.clone());
-        let s = session(TeamKind::Company, &llm);
-        let recorder = Rc::new(Recorder::default());
-        s.team().borrow_mut().keep_durable(recorder.clone());
-        // (snapshot, the step it was taken in, whether that step is done)
-        let mut checkpoints = Vec::new();
-        for (i, step) in steps.iter().enumerate() {
-            let before = recorder.kept.borrow().len();
-            do_step(&s, step).await;
-            let kept = recorder.kept.borrow();
-            checkpoints.extend(kept[before..].iter().map(|snap| (snap.clone(), i, false)));
-            checkpoints.push((s.team().borrow().snapshot(), i, true));
+cross_test! {
+    async fn a_pipeline_session_with_follow_ups_a_restore_and_a_hand_edit_resumes_from_every_checkpoint() {
+        use crate::core::company::tests::{IDEA as SOP_IDEA, RESTART_TURNS};
+        // After the restore the project is version 1's again, so the same
+        // follow-up is refined again from the same documents.
+        let steps = [
+            Step::Send(SOP_IDEA),
+            Step::Run,
+            Step::Send("add a restart button"),
+            Step::Run,
+            Step::Edit("style.css", "#board { gap: 4px; }\n"),
+            Step::Restore(1),
+            Step::Send("add a restart button"),
+            Step::Run,
+        ];
+        let turns: Vec<String> = sop_turns().into_iter().chain(RESTART_TURNS.iter().map(|t| t.to_string())).collect();
+        resumes_from_every_checkpoint(TeamKind::FixedSop, &steps, &turns).await;
+    }
+}
+
+/// Runs `steps` on a `kind` team with every checkpoint kept, then restores
+/// each checkpoint into a fresh session and does the rest of the steps:
+/// no finished call is made again, every remaining call asks the same, and
+/// the outcome and the versions are the same as uninterrupted.
+async fn resumes_from_every_checkpoint(kind: TeamKind, steps: &[Step], turns: &[String]) {
+
+    // Uninterrupted, with every checkpoint kept; after each step that is
+    // not a run, the page saves the team too (a checkpoint of its own).
+    let llm = ScriptedLlm::from_texts(MODEL, turns.to_vec());
+    let s = session(kind, &llm);
+    let recorder = Rc::new(Recorder::default());
+    s.team().borrow_mut().keep_durable(recorder.clone());
+    // (snapshot, the step it was taken in, whether that step is done)
+    let mut checkpoints = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let before = recorder.kept.borrow().len();
+        do_step(&s, step).await;
+        let kept = recorder.kept.borrow();
+        checkpoints.extend(kept[before..].iter().map(|snap| (snap.clone(), i, false)));
+        checkpoints.push((s.team().borrow().snapshot(), i, true));
+    }
+    assert_eq!(llm.remaining(), 0);
+    let want = (outcome(&s.team().borrow()), s.versions());
+    assert_eq!(want.1.len(), 4, "the idea, a follow-up, the restore, another follow-up");
+
+    for (k, (snapshot, step, done)) in checkpoints.into_iter().enumerate() {
+        let finished = snapshot.ledger.total().calls as usize;
+        let rest = ScriptedLlm::from_texts(MODEL, turns[finished..].to_vec());
+        let restored = session(kind, &rest);
+        restored.team().borrow_mut().keep_durable(Rc::new(Recorder::default()));
+        restored.restore(snapshot).unwrap();
+        let from = if done { step + 1 } else { step };
+        for step in &steps[from..] {
+            do_step(&restored, step).await;
         }
-        assert_eq!(llm.remaining(), 0);
-        let want = (outcome(&s.team().borrow()), s.versions());
-        assert_eq!(want.1.len(), 4, "idea, restart button, restore, red title");
-
-        for (k, (snapshot, step, done)) in checkpoints.into_iter().enumerate() {
-            let finished = snapshot.ledger.total().calls as usize;
-            let rest = ScriptedLlm::from_texts(MODEL, turns[finished..].to_vec());
-            let restored = session(TeamKind::Company, &rest);
-            restored.team().borrow_mut().keep_durable(Rc::new(Recorder::default()));
-            restored.restore(snapshot).unwrap();
-            let from = if done { step + 1 } else { step };
-            for step in &steps[from..] {
-                do_step(&restored, step).await;
+        assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: no finished call made again");
+        let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
+        let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
+        for (i, (a, b)) in asked.iter().zip(&before).enumerate() {
+            let (a, b): (Vec<String>, Vec<String>) = (a.iter().map(|m| m.content.to_string()).collect(), b.iter().map(|m| m.content.to_string()).collect());
+            for (x, y) in a.iter().zip(&b).filter(|(x, y)| x != y) {
+                let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+                let tail = |s: &str| s.chars().skip(at.saturating_sub(200)).take(500).collect::<String>();
+                panic!("checkpoint {k}: call {} asked otherwise at char {at}:\nRESTORED: {}\nWANTED:   {}", finished + i, tail(x), tail(y));
             }
-            assert_eq!(rest.calls(), turns.len() - finished, "checkpoint {k}: no finished call made again");
-            let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
-            let before: Vec<_> = llm.requests().into_iter().skip(finished).map(|r| r.messages).collect();
-            for (i, (a, b)) in asked.iter().zip(&before).enumerate() {
-                let (a, b): (Vec<String>, Vec<String>) = (a.iter().map(|m| m.content.to_string()).collect(), b.iter().map(|m| m.content.to_string()).collect());
-                for (x, y) in a.iter().zip(&b).filter(|(x, y)| x != y) {
-                    let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
-                    let tail = |s: &str| s.chars().skip(at.saturating_sub(200)).take(500).collect::<String>();
-                    panic!("checkpoint {k}: call {} asked otherwise at char {at}:\nRESTORED: {}\nWANTED:   {}", finished + i, tail(x), tail(y));
-                }
-            }
-            assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
-
         }
+        assert_eq!((outcome(&restored.team().borrow()), restored.versions()), want, "restored from checkpoint {k} (step {step})");
     }
 }
 

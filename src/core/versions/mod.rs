@@ -47,9 +47,13 @@ pub struct ProjectLog {
     /// File versions the person wrote by hand.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hand_edits: Vec<FileRef>,
-    /// Preview errors sent to the team automatically for the latest version.
+    /// Preview errors sent to the team automatically since the person's
+    /// last request (the fixes' own versions do not start the count again).
     #[serde(skip_serializing_if = "is_zero")]
     pub auto_fixes: u32,
+    /// The person's automatic modes, kept with the session.
+    #[serde(skip_serializing_if = "Automatic::is_off")]
+    pub automatic: Automatic,
     /// Files a restore removed, with every version they had: deleting a
     /// file forgets its history in `ProjectFiles`, and a restore must lose
     /// nothing (a later version may be restored again).
@@ -85,6 +89,24 @@ impl ProjectLog {
             self.errors.remove(0);
         }
         self.errors.push(ShownError { after, role: role.to_owned(), text: text.to_owned() });
+    }
+}
+
+/// What the controller does by itself (both off by default): send the
+/// preview's errors to the team, and restore the last passing version
+/// when a request breaks the tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Automatic {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fix: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rollback: bool,
+}
+
+impl Automatic {
+    fn is_off(&self) -> bool {
+        !self.fix && !self.rollback
     }
 }
 
@@ -231,8 +253,13 @@ impl ProjectLog {
             (Some(before), Some(now)) if before.all_passed() && !now.all_passed()
         );
         let number = self.latest().map_or(1, |v| v.number + 1);
+        // A fix's version still counts the automatic fixes that led to it:
+        // an error the team cannot fix is sent at most that many times,
+        // until the person asks for something else.
+        if kind != RequestKind::Fix {
+            self.auto_fixes = 0;
+        }
         self.versions.push(ProjectVersion { number, kind, request, files: refs_of(files), tests, spent, breaks_tests });
-        self.auto_fixes = 0;
         self.versions.last().expect("just pushed")
     }
 

@@ -25,7 +25,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::sandbox::bundle::{module_url, preview_document, test_files};
-use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, TestReport, TestResult};
+use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
 
 /// Where the frame page is, relative to the app.
@@ -155,11 +155,15 @@ impl WebSandbox {
         }
         let (tx, mut rx) = mpsc::unbounded::<String>();
         let this = self.clone();
+        // Only what maps an error's place back to a file (not the page).
+        let places = Rc::new(doc.clone().without_html());
         let frame = Frame::open(&self.inner.host, "The project's page (sandboxed)", move |kind, data| match kind.as_str() {
             "console" => {
                 let level = field(&data, "level").unwrap_or_else(|| "log".into());
                 let text = field(&data, "text").unwrap_or_default();
-                this.push_console(cut(&level, 16), cut(&text, 4000));
+                let line = js_sys::Reflect::get(&data, &JsValue::from_str("line")).ok().and_then(|v| v.as_f64()).filter(|l| *l >= 1.0 && *l < f64::from(u32::MAX));
+                let source = field(&data, "file").zip(line).and_then(|(file, line)| places.source_of(&file, line as u32));
+                this.push_console(cut(&level, 16), cut(&places.readable(&text), 4000), source);
             }
             _ => {
                 let _ = tx.unbounded_send(kind);
@@ -184,10 +188,10 @@ impl WebSandbox {
         Ok(info)
     }
 
-    fn push_console(&self, level: String, text: String) {
+    fn push_console(&self, level: String, text: String, source: Option<SourceRef>) {
         {
             let mut console = self.inner.console.borrow_mut();
-            console.push(ConsoleLine { level, text, source: None });
+            console.push(ConsoleLine { level, text, source });
             let extra = console.len().saturating_sub(CONSOLE_KEEP);
             console.drain(..extra);
         }
