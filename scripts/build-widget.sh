@@ -53,7 +53,7 @@ echo "with storageKey (the keeping engine instead), gzip: $keep_total bytes (not
 # stop scripts/serve.sh and scripts/test.sh. Set it to 1 once it is under.
 STRICT_DEFAULT=0
 if [ "$total" -gt "$budget" ]; then
-  echo "OVER BUDGET: the widget package is over its size budget by $(( total - budget )) bytes; see ARCHITECTURE.md (feature split) for what it leaves out" >&2
+  echo "OVER BUDGET: the widget package is over its size budget by $(( total - budget )) bytes; see README.md (status) and docs/decisions/widget-keep.md" >&2
   if [ "${WIDGET_BUDGET_STRICT:-$STRICT_DEFAULT}" = 1 ]; then exit 1; fi
 fi
 

@@ -7,7 +7,7 @@
 //! Deliberately small and not generic: every future is the one `Pending`
 //! type with a `JsValue` outcome, so the code is compiled once, not once
 //! per row type and call site (the `idb` crate it replaces was ~110 KB of
-//! the site's wasm, see ARCHITECTURE.md, "Storage crate"). It knows
+//! the site's wasm, see docs/decisions/storage-no-crate.md). It knows
 //! nothing of the store's rows, schemas or errors: what a `JsValue` means
 //! is the caller's business.
 

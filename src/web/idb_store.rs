@@ -37,7 +37,7 @@
 //! session's next claim (an `add` of `[s, n]` to `claims`, which fails if
 //! any other write of the session made that claim first), and two puts
 //! (the tail, the session), with nothing read: see `commit_once` and
-//! ARCHITECTURE.md, "Storage".
+//! docs/decisions/storage-tail-and-claims.md.
 //!
 //! Upgrades run as a chain of steps, one per version (0→1 creates v1;
 //! 1→2 splits each session's `project` record into one `files` row per
@@ -274,7 +274,7 @@ impl IdbStore {
             }
         });
         db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
-        // Relaxed durability: see ARCHITECTURE.md, "Storage: durability".
+        // Relaxed durability: see docs/decisions/storage-relaxed-durability.md.
         let relaxed = Object::new();
         Reflect::set(&relaxed, &JsValue::from_str("durability"), &JsValue::from_str("relaxed")).map_err(|e| StoreError::Other(describe(&e)))?;
         Ok(IdbStore {
