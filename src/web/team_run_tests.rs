@@ -66,7 +66,7 @@ async fn the_mgx_company_builds_2048_over_real_http_streaming() {
     let files = team.env.world.files.borrow();
     assert_eq!(
         files.list(None).unwrap(),
-        ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html", "style.css", "tests/game.test.js"]
+        ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html", "main.js", "style.css", "tests/game.test.js"]
     );
     assert!(files.read("docs/prd.md").unwrap().contains("quadrantChart"));
     assert_eq!(team.ledger.borrow().total().calls as usize, script().len());
