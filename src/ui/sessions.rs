@@ -147,16 +147,7 @@ pub async fn open(shared: Shared, id: String) {
             return;
         }
     };
-    let was_running = matches!(session.status, SessionStatus::Running | SessionStatus::Interrupted);
-    let (reason, status) = if was_running {
-        (StopReason::Interrupted, SessionStatus::Interrupted)
-    } else if runner.team_is_idle() {
-        (StopReason::Idle, SessionStatus::Finished)
-    } else {
-        // What stopped it, as saved (an error, the budget, Stop); sessions
-        // saved before that was kept are taken as stopped by the person.
-        (runner.session.last_stop().unwrap_or(StopReason::Cancelled), SessionStatus::Paused)
-    };
+    let (reason, status) = runner.session.reopened(session.status);
     let mut view = RunView::restored(&snapshot, reason);
     for (role, text) in InFlight::take_abandoned(&id) {
         view.add_abandoned(&role, &text);

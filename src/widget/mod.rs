@@ -434,20 +434,13 @@ impl Inner {
         if let Some(host) = &self.host {
             runner = runner.attach_host(host.clone());
         }
-        let was_running = matches!(data.session.status, SessionStatus::Running | SessionStatus::Interrupted);
-        let (reason, status) = if was_running {
-            (StopReason::Interrupted, SessionStatus::Interrupted)
-        } else if runner.team_is_idle() {
-            (StopReason::Idle, SessionStatus::Finished)
-        } else {
-            (runner.session.last_stop().unwrap_or(StopReason::Cancelled), SessionStatus::Paused)
-        };
+        let (reason, status) = runner.session.reopened(data.session.status);
         *self.view.borrow_mut() = RunView::restored(&snapshot, reason);
         let runner = Rc::new(runner);
         let kept = runner.keep_in_quietly(keeper, status).await;
         *self.runner.borrow_mut() = Some(runner);
         self.needs_key.set(self.key_source == KeySource::User);
-        self.interrupted.set(was_running);
+        self.interrupted.set(status == SessionStatus::Interrupted);
         kept.map_err(|e| e.to_string())
     }
 

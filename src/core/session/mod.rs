@@ -192,6 +192,21 @@ impl Session {
         self.running.get()
     }
 
+    /// A saved session just restored: why it stands still and the status to
+    /// keep it with. One that was running when its tab went away is
+    /// interrupted; otherwise it is finished when nothing is left to do, or
+    /// paused for the reason saved with it (sessions saved before that
+    /// reason was kept count as stopped by the person).
+    pub fn reopened(&self, saved: SessionStatus) -> (StopReason, SessionStatus) {
+        if matches!(saved, SessionStatus::Running | SessionStatus::Interrupted) {
+            (StopReason::Interrupted, SessionStatus::Interrupted)
+        } else if self.is_idle() {
+            (StopReason::Idle, SessionStatus::Finished)
+        } else {
+            (self.last_stop().unwrap_or(StopReason::Cancelled), SessionStatus::Paused)
+        }
+    }
+
     /// Nothing left to do: no role has news or a pending reaction.
     pub fn is_idle(&self) -> bool {
         self.team.try_borrow().is_ok_and(|team| team.env.is_idle())

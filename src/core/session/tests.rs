@@ -651,3 +651,19 @@ cross_test! {
         assert_eq!(lines(&restored), live);
     }
 }
+
+cross_test! {
+    /// A reopened session stands as it was left: interrupted when it was
+    /// running, finished when nothing is left, else paused for the saved
+    /// reason (stopped by the person when none was saved).
+    async fn a_reopened_session_says_why_it_stands_still() {
+        let llm = ScriptedLlm::from_texts(MODEL, ["QUICK", "Hello."]);
+        let s = Session::new(&settings(TeamKind::Assistant), Models::Given(Rc::new(llm)), EventSink::default());
+        s.send("Say hello").unwrap();
+        assert_eq!(s.reopened(SessionStatus::Running), (StopReason::Interrupted, SessionStatus::Interrupted));
+        assert_eq!(s.reopened(SessionStatus::Paused), (StopReason::Cancelled, SessionStatus::Paused), "a request waits, no reason saved");
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        assert_eq!(s.reopened(SessionStatus::Finished), (StopReason::Idle, SessionStatus::Finished));
+        assert_eq!(s.reopened(SessionStatus::Interrupted), (StopReason::Interrupted, SessionStatus::Interrupted));
+    }
+}
