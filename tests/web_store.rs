@@ -352,7 +352,7 @@ async fn an_upgrade_blocked_by_another_tab_is_reported_then_succeeds() {
     let old_tab = write_v1(&name, &data).await;
     let result = IdbStore::open(&name).await.err();
     assert_eq!(result, Some(StoreError::Blocked));
-    assert!(result.map(|e| e.to_string()).is_some_and(|t| t.contains("close the other tabteam tabs")));
+    assert!(result.map(|e| e.to_string()).is_some_and(|t| t.contains("Close the other tabteam tabs")));
 
     old_tab.close();
     let store = IdbStore::open(&name).await.expect("opens once the other tab closed");

@@ -87,6 +87,8 @@ test('the sample run replays to the end with no key and no provider request', as
   await frame.locator('#score').filter({ hasText: 'Score: 4' }).waitFor({ timeout: 5000 });
   await preview.scrollIntoViewIfNeeded();
   await preview.screenshot({ path: join(screenshotDir, 'replay-3-preview.png') });
+  // The whole workspace as a visitor sees it (README's picture: docs/screenshot.png).
+  await page.screenshot({ path: join(screenshotDir, 'replay-4-workspace.png') });
 
   assert.deepEqual(elsewhere, [], 'no request left the site');
   assert.deepEqual(problems, []);
