@@ -249,6 +249,7 @@ test('with "Fix preview errors automatically" on, a throwing page is fixed witho
   await script(env.llm, model, throwingTurns());
   const { page, context } = await openPage(env.browser, env.site.url);
   await start(page, model, 'A click counter');
+  await showTab(page, 'versions');
   const box = page.getByTestId('auto-fix');
   assert.equal(await box.isChecked(), false, 'off by default');
   await box.check();
@@ -261,9 +262,11 @@ test('with "Fix preview errors automatically" on, a throwing page is fixed witho
   const log = await requests(env.llm, model);
   assert.equal(log.length, throwingTurns().length, 'one automatic fix, nothing more');
   assert.match(log.at(-2).messages.map((m) => m.content).join('\n'), /At: main\.js:1/);
+  await showTab(page, 'preview');
   await page.getByTestId('console').filter({ hasText: 'counter ready' }).waitFor({ timeout: 15000 });
   assert.equal(await frame(page).locator('#counter').textContent(), 'ready');
   assert.equal(await page.locator('[data-testid=console] li.console-uncaught').count(), 0);
+  await showTab(page, 'versions');
   assert.equal(await page.getByTestId('auto-fix').isChecked(), true);
   await shootPane(page, 'versions', 'iterate-auto-fix');
   await context.close();

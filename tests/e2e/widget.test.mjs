@@ -163,7 +163,9 @@ test('a host callback supplies the key per call; two widgets stay independent an
   const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const { page, problems } = await openDemo(model, context);
   await page.fill('#proxy-token', 'host-token-123456789');
-  assert.equal(await page.evaluate(() => window.tabteamDemo.handles.docs.send('How do I install?')), true);
+  // A widget that keeps its session (storage-key) opens it after it is on
+  // screen; until then send() refuses (false, and an `error` event).
+  await page.waitForFunction(() => window.tabteamDemo.handles.docs.send('How do I install?'), null, { timeout: 10000 });
   await finished(page, 'docs');
   assert.equal(await page.evaluate(() => window.tabteamDemo.getKeyCalls), 2, 'asked once per call');
   let log = await requests(llm, model);
