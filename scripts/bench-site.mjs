@@ -15,7 +15,7 @@
 //    scrolled from top to bottom a screen at a time: every main-thread task
 //    over 50 ms, from the same observer.
 // Goals (issue 7): first render ≤ 300 ms; no task over 50 ms.
-import { startSiteAndLlm, openPage, script, configure, screenshot } from '../tests/e2e/harness.mjs';
+import { startSiteAndLlm, openPage, script, configure, screenshot, showSessions } from '../tests/e2e/harness.mjs';
 import { startRun, waitForStatus } from '../tests/e2e/company-run.mjs';
 import { companyTurns } from '../tests/e2e/scripts/company-2048.mjs';
 
@@ -162,6 +162,7 @@ async function longSessionTasks(env) {
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
   await startRun(env, page, model);
   await waitForStatus(page, 'Done', { shot: 'bench-long-session' });
+  await showSessions(page);
   const finished = page.locator('[data-testid=session][data-status=finished]').first();
   await finished.waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), finished.getByTestId('session-export').click()]);
@@ -181,6 +182,7 @@ async function longSessionTasks(env) {
   await cdp.send('Performance.enable');
   const metric = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const before = await metric();
+  await showSessions(page);
   const openedAt = await page.evaluate(() => performance.now());
   await row.getByTestId('session-open').click();
   const articles = page.locator('[data-testid=conversation] article');
