@@ -150,6 +150,21 @@ fn priced_mgx_with(llm: &ScriptedLlm, events: EventSink) -> crate::core::team::T
     team
 }
 
+/// `team` with a desk where its questions wait for the person, as in the tab.
+fn with_desk(mut team: crate::core::team::Team) -> crate::core::team::Team {
+    team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+    team
+}
+
+/// The priced company with a desk, the conversation a person would see
+/// (folded from its events), and the sink, for a team restored later.
+fn viewed_mgx(llm: &ScriptedLlm) -> (crate::core::team::Team, Rc<std::cell::RefCell<crate::core::view::RunView>>, EventSink) {
+    let view = Rc::new(std::cell::RefCell::new(crate::core::view::RunView::default()));
+    let sink = view.clone();
+    let events = EventSink::new(move |e| sink.borrow_mut().apply(e));
+    (with_desk(priced_mgx_with(llm, events.clone())), view, events)
+}
+
 cross_test! {
     async fn the_company_resumes_from_every_checkpoint_without_paying_twice() {
         use crate::core::checkpoint::tests::resumes_from_every_checkpoint;
@@ -168,11 +183,8 @@ cross_test! {
 cross_test! {
     async fn a_reopened_session_shows_the_conversation_it_had() {
         use crate::core::view::{EntryKind, RunView};
-        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
-        let sink = view.clone();
         let llm = ScriptedLlm::from_texts(MODEL, script());
-        let mut team = priced_mgx_with(&llm, EventSink::new(move |e| sink.borrow_mut().apply(e)));
-        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        let (mut team, view, _) = viewed_mgx(&llm);
         team.run_project("a 2048 game in HTML/JS");
         team.run(30).await;
 
@@ -196,12 +208,8 @@ cross_test! {
     async fn a_model_that_answers_plain_text_pauses_with_a_diagnosis_and_reopens_the_same() {
         use crate::core::view::{EntryKind, RunView};
         const PLAIN: &str = "Sure! I will build a 2048 game for you in HTML and JavaScript.";
-        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
-        let sink = view.clone();
         let llm = ScriptedLlm::from_texts(MODEL, ["TASK", PLAIN, PLAIN, PLAIN, PLAIN]);
-        let events = EventSink::new(move |e| sink.borrow_mut().apply(e));
-        let mut team = priced_mgx_with(&llm, events.clone());
-        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        let (mut team, view, events) = viewed_mgx(&llm);
         team.run_project("a 2048 game in HTML/JS");
         let outcome = team.run(30).await;
 
@@ -230,8 +238,7 @@ cross_test! {
         // Resume: the same model, one more answer, paused again at once
         // (the count goes on); then a model that follows the format goes on.
         let mut team = {
-            let mut again = priced_mgx_with(&llm, events.clone());
-            again.env.world.human = Rc::new(crate::core::human::HumanDesk::new(again.env.world.events.clone()));
+            let mut again = with_desk(priced_mgx_with(&llm, events.clone()));
             again.restore(team.snapshot()).unwrap();
             again
         };
@@ -254,12 +261,9 @@ cross_test! {
     /// commands did in words (from the real commands' results), and no
     /// model-facing bookkeeping ("Command … executed").
     async fn the_sample_run_speaks_to_a_person() {
-        use crate::core::view::{EntryKind, RunView};
-        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
-        let sink = view.clone();
+        use crate::core::view::EntryKind;
         let llm = ScriptedLlm::from_texts(MODEL, script());
-        let mut team = priced_mgx_with(&llm, EventSink::new(move |e| sink.borrow_mut().apply(e)));
-        team.env.world.human = Rc::new(crate::core::human::HumanDesk::new(team.env.world.events.clone()));
+        let (mut team, view, _) = viewed_mgx(&llm);
         team.run_project("a 2048 game in HTML/JS");
         team.run(30).await;
         let view = view.borrow();
