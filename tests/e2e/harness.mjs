@@ -1,7 +1,8 @@
 // Shared set-up for end-to-end tests: the built site served from dist/ on a
 // free 127.0.0.1 port, and Debian's Chromium driven by playwright-core (never
 // a downloaded browser). Screenshots go to tests/e2e/screenshots/ (gitignored).
-import { mkdirSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
@@ -99,6 +100,46 @@ export async function screenshot(page, name) {
   const path = join(screenshotDir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** The policy of pkg/README.md for a page whose widget calls `llmUrl`: the least the widget needs. */
+export function widgetCsp(llmUrl) {
+  return [
+    "default-src 'none'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "style-src 'self'",
+    `connect-src 'self' ${llmUrl}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/**
+ * For a widget test file: checks that `dist/widget/pkg/<engine>` is built,
+ * then starts the scripted LLM server and the site under the widget's strict
+ * policy before the file's tests, and stops them after. The object returned
+ * is filled in by the time a test runs: {site, browser, llm, csp, close}.
+ */
+export function useWidgetSite(engine) {
+  const env = {};
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'widget', 'pkg', engine)), 'run scripts/build-widget.sh after trunk build');
+    const llm = await startLlmServer();
+    const csp = widgetCsp(llm.url);
+    const site = await startSite({ headers: { 'Content-Security-Policy': csp } });
+    Object.assign(env, site, {
+      llm,
+      csp,
+      async close() {
+        await site.close();
+        await llm.close();
+      },
+    });
+  });
+  after(async () => {
+    await env.close?.();
+  });
+  return env;
 }
 
 /** Start the site and the local scripted LLM server together. */

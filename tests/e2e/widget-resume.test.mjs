@@ -4,35 +4,14 @@
 // site's store and run controller, so a reload while a call is under way
 // brings the conversation back as it was and the run carries on to its end,
 // making again only the call the reload cut off (the server's request log).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startSite, screenshot, script, requests, root, roleZeroAnswer, openWidgetPage } from './harness.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
+import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
 
 const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
 const cmd = (name, args = {}) => ({ command_name: name, args });
 
-let env;
-let llm;
-before(async () => {
-  assert.ok(existsSync(join(root, 'dist', 'widget', 'pkg', 'tabteam_keep_bg.wasm')), 'run scripts/build-widget.sh after trunk build');
-  llm = await startLlmServer();
-  const csp = [
-    "default-src 'none'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "style-src 'self'",
-    `connect-src 'self' ${llm.url}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  env = await startSite({ headers: { 'Content-Security-Policy': csp } });
-});
-after(async () => {
-  await env?.close();
-  await llm?.close();
-});
+const env = useWidgetSite('tabteam_keep_bg.wasm');
 
 const widget = (page) => page.locator('#assistant');
 const conversation = (page) => widget(page).locator('[data-testid=conversation]');
@@ -49,7 +28,7 @@ async function waitFor(check, what, timeout = 20000) {
 test('a reload mid-run: the conversation comes back and the run resumes, no finished call made again', async () => {
   const model = 'wr-resume';
   const third = { text: answer('Now the second one.', [cmd('Host.add_todo', { text: 'call mum' })]) };
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: answer('Adding the first.', [cmd('Host.add_todo', { text: 'buy milk' })]) },
     // Cut off by the reload (the page is gone before it answers)...
@@ -58,12 +37,12 @@ test('a reload mid-run: the conversation comes back and the run resumes, no fini
     third,
     { text: answer('Both added.', [cmd('RoleZero.reply_to_human', { content: 'I added "buy milk" and "call mum".' }), cmd('end')]) },
   ]);
-  const url = `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}&storage=acme-tasks`;
+  const url = `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}&storage=acme-tasks`;
   const { page, context, problems } = await openWidgetPage(env.browser, url);
   await widget(page).locator('[data-testid=input]').fill('add buy milk and call mum');
   await widget(page).locator('[data-testid=send]').click();
   // The slow third call has reached the server.
-  await waitFor(async () => (await requests(llm, model)).length === 3, 'the third call');
+  await waitFor(async () => (await requests(env.llm, model)).length === 3, 'the third call');
   const before = await conversation(page).locator('li:not(.live)').allTextContents();
   assert.ok(before.some((t) => t.includes('add buy milk and call mum')));
   assert.ok(before.some((t) => t.includes('Adding the first.')), JSON.stringify(before));
@@ -82,7 +61,7 @@ test('a reload mid-run: the conversation comes back and the run resumes, no fini
   await screenshot(page, 'widget-resume-2-resumed');
 
   // Every finished call once: only the call cut off was made again.
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 5, 'four calls, plus the one the reload cut off');
   // Compared without the last turn: it holds the page's context, and the
   // page's own list is not kept (after the reload "buy milk" is gone from it).
@@ -101,26 +80,26 @@ test('a reload mid-run: the conversation comes back and the run resumes, no fini
 test('with a key the person types, a reload mid-run waits for the key; an empty Send with it carries on', async () => {
   const model = 'wr-typed';
   const second = { text: answer('Checking.', [cmd('RoleZero.reply_to_human', { content: 'Order 7 ships today.' }), cmd('end')]) };
-  await script(llm, model, [{ text: 'TASK' }, { ...second, delay_ms: 20000 }, second]);
+  await script(env.llm, model, [{ text: 'TASK' }, { ...second, delay_ms: 20000 }, second]);
   // The hostile test page: its support widget takes a typed key and has storage-key="acme-support".
-  const url = `${env.site.url}/widget/hostile.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`;
+  const url = `${env.site.url}/widget/hostile.html?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}`;
   const { page, context, problems } = await openWidgetPage(env.browser, url);
   const support = page.locator('#support');
   await support.locator('[data-testid=key]').fill('sk-typed-1');
   await support.locator('[data-testid=input]').fill('Where is order 7?');
   await support.locator('[data-testid=send]').click();
-  await waitFor(async () => (await requests(llm, model)).length === 2, 'the second call');
+  await waitFor(async () => (await requests(env.llm, model)).length === 2, 'the second call');
 
   await page.reload();
   await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
   await support.locator('[data-testid=conversation]').getByText('Where is order 7?').waitFor({ timeout: 10000 });
   await page.waitForFunction(() => /Enter your key and press Send/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
-  assert.equal((await requests(llm, model)).length, 2, 'nothing is sent without the key');
+  assert.equal((await requests(env.llm, model)).length, 2, 'nothing is sent without the key');
   await screenshot(page, 'widget-resume-3-waiting-for-key');
   await support.locator('[data-testid=key]').fill('sk-typed-2');
   await support.locator('[data-testid=send]').click();
   await support.locator('[data-testid=conversation]').getByText('Order 7 ships today.').waitFor({ timeout: 20000 });
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 3);
   assert.equal(log[2].headers.authorization, `<redacted:${'Bearer sk-typed-2'.length} chars>`, 'the key typed after the reload');
   assert.ok(JSON.stringify(log[2].messages) === JSON.stringify(log[1].messages), 'the call cut off, made again');

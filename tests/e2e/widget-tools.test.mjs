@@ -6,38 +6,17 @@
 // model as the command's failure; a confirmed tool is declined, then
 // approved, in the widget, and Stop declines one still waiting; the page's
 // context (setContext) is in the next request the server sees.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startSite, screenshot, script, requests, root, roleZeroAnswer, openWidgetPage } from './harness.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
+import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
 
 const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
 const cmd = (name, args = {}) => ({ command_name: name, args });
 
-let env;
-let llm;
-before(async () => {
-  assert.ok(existsSync(join(root, 'dist', 'widget', 'pkg', 'tabteam_bg.wasm')), 'run scripts/build-widget.sh after trunk build');
-  llm = await startLlmServer();
-  const csp = [
-    "default-src 'none'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "style-src 'self'",
-    `connect-src 'self' ${llm.url}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  env = await startSite({ headers: { 'Content-Security-Policy': csp } });
-});
-after(async () => {
-  await env?.close();
-  await llm?.close();
-});
+const env = useWidgetSite('tabteam_bg.wasm');
 
 /** The todo app with the assistant on `model`, recording CSP violations and console errors. */
-const openTodo = (model) => openWidgetPage(env.browser, `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}`);
+const openTodo = (model) => openWidgetPage(env.browser, `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}`);
 
 const widget = (page) => page.locator('#assistant');
 const todoTexts = (page) => page.locator('[data-testid=todo-list] .text').allTextContents();
@@ -54,7 +33,7 @@ const lastTurn = (log, i) => log[i].messages.at(-1).content;
 
 test('the agent calls a page tool with arguments and the page changes; the page context is in each next request', async () => {
   const model = 'wt-add';
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: answer('I will add it.', [cmd('Host.add_todo', { text: 'buy milk', priority: 'high' })]) },
     { text: answer('Done.', [cmd('RoleZero.reply_to_human', { content: 'I added "buy milk" to your list.' }), cmd('end')]) },
@@ -75,7 +54,7 @@ test('the agent calls a page tool with arguments and the page changes; the page 
   assert.match(await widget(page).locator('[data-testid=conversation]').textContent(), /I added "buy milk" to your list\./);
   await screenshot(page, 'widget-tools-2-added');
 
-  let log = await requests(llm, model);
+  let log = await requests(env.llm, model);
   assert.equal(log.length, 3);
   // The tools are listed like every other command, after the role's own.
   assert.match(log[1].messages[0].content, /\d+\. Host\.add_todo\(text: str, priority: Literal\['low', 'normal', 'high'\] = None\):\nAdd an item to the visitor's todo list\.\n- text: What to do/);
@@ -92,16 +71,16 @@ test('the agent calls a page tool with arguments and the page changes; the page 
   await page.evaluate(() => document.getElementById('assistant').setContext('signed-in user', 'Ada Lovelace, Pro plan'));
   await say(page, 'Which plan am I on?');
   await finished(page, 2);
-  log = await requests(llm, model);
+  log = await requests(env.llm, model);
   assert.equal(log.length, 5);
   assert.match(lastTurn(log, 3), /## signed-in user\nAda Lovelace, Pro plan/);
   assert.match(await widget(page).locator('[data-testid=conversation]').textContent(), /You are on the Pro plan, Ada\./);
   // And removed, it is gone from the next one.
-  await script(llm, model, [{ text: 'QUICK' }, { text: 'Fine.' }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'Fine.' }]);
   await page.evaluate(() => document.getElementById('assistant').removeContext('signed-in user'));
   await say(page, 'Thanks');
   await finished(page, 3);
-  log = await requests(llm, model);
+  log = await requests(env.llm, model);
   assert.doesNotMatch(lastTurn(log, 5), /Ada Lovelace/);
   assert.match(lastTurn(log, 5), /## todo list/);
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
@@ -111,7 +90,7 @@ test('the agent calls a page tool with arguments and the page changes; the page 
 
 test('bad arguments, a tool that throws and one that times out come back to the model as the command\'s failure', async () => {
   const model = 'wt-throw';
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: answer('Marking it.', [cmd('Host.complete_todo', { id: 'first' })]) },
     { text: answer('With a number then.', [cmd('Host.complete_todo', { id: 9 })]) },
@@ -126,7 +105,7 @@ test('bad arguments, a tool that throws and one that times out come back to the 
   });
   await say(page, 'mark the first one as done');
   await finished(page, 1);
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 6);
   assert.match(
     requestText(log, 2),
@@ -152,7 +131,7 @@ test('bad arguments, a tool that throws and one that times out come back to the 
 test('a confirmed tool asks the visitor: declined, it does not run and the model is told; approved, it runs', async () => {
   const model = 'wt-confirm';
   const hostile = '<img src=x onerror="window.__pwned=1">Groceries';
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     { text: answer('This deletes everything; the page asks first.', [cmd('Host.delete_all')]) },
     { text: answer('Kept.', [cmd('RoleZero.reply_to_human', { content: 'OK, I kept your list.' }), cmd('end')]) },
@@ -184,7 +163,7 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
   assert.deepEqual(await todoTexts(page), ['Water the plants', 'Book the dentist'], 'declined: nothing deleted');
   assert.equal(await approval.locator('.who').textContent(), 'Declined');
   assert.equal(await approval.locator('button').count(), 0, 'no buttons left on an answered approval');
-  let log = await requests(llm, model);
+  let log = await requests(env.llm, model);
   assert.match(requestText(log, 2), /Command Host\.delete_all executed: the user declined, so it was not run\./);
 
   await say(page, 'yes, really delete everything and call the list Groceries');
@@ -201,7 +180,7 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
   assert.deepEqual(await todoTexts(page), [], 'approved: the list is empty');
   assert.equal(await page.locator('#todos-title').textContent(), hostile, 'the page\'s own function set it as text');
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  log = await requests(llm, model);
+  log = await requests(env.llm, model);
   assert.match(requestText(log, 5), /Command Host\.delete_all executed: Deleted 2 items\.\n\nCommand Host\.rename_list executed: renamed/);
   assert.deepEqual(
     (await events(page, 'tool-result')).map((r) => `${r.name} ${r.status}`),
@@ -219,7 +198,7 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
 
 test('Stop while an approval waits declines it: the tool does not run', async () => {
   const model = 'wt-stop';
-  await script(llm, model, [{ text: 'TASK' }, { text: answer('Deleting.', [cmd('Host.delete_all')]) }]);
+  await script(env.llm, model, [{ text: 'TASK' }, { text: answer('Deleting.', [cmd('Host.delete_all')]) }]);
   const { page, context, problems } = await openTodo(model);
   await say(page, 'delete everything');
   const approval = widget(page).locator('li.approval');
@@ -232,7 +211,7 @@ test('Stop while an approval waits declines it: the tool does not run', async ()
   assert.deepEqual((await events(page, 'tool-result')).map((r) => r.status), ['declined']);
   const [done] = await events(page, 'finished');
   assert.equal(done.reason, 'cancelled', JSON.stringify(done));
-  assert.equal((await requests(llm, model)).length, 2, 'no model call after Stop');
+  assert.equal((await requests(env.llm, model)).length, 2, 'no model call after Stop');
   await screenshot(page, 'widget-tools-7-stopped');
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(problems, []);

@@ -4,41 +4,18 @@
 // payloads, a host callback supplying the key, two widgets that stay
 // independent (and keep their own saved conversations), and unmount()
 // leaving nothing behind. Prints the mount-to-render times.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startSite, screenshot, script, requests, root, roleZeroAnswer, openWidgetPage } from './harness.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
+import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
 
 const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
 const cmd = (name, args = {}) => ({ command_name: name, args });
 
-let env;
-let llm;
-let csp;
-before(async () => {
-  assert.ok(existsSync(join(root, 'dist', 'widget', 'pkg', 'tabteam_bg.wasm')), 'run scripts/build-widget.sh after trunk build');
-  llm = await startLlmServer();
-  // The minimal policy the widget needs (pkg/README.md), plus the host page's own stylesheet.
-  csp = [
-    "default-src 'none'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "style-src 'self'",
-    `connect-src 'self' ${llm.url}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  env = await startSite({ headers: { 'Content-Security-Policy': csp } });
-});
-after(async () => {
-  await env?.close();
-  await llm?.close();
-});
+const env = useWidgetSite('tabteam_bg.wasm');
 
 /** The demo page, recording CSP violations and console errors from the start. */
 async function openDemo(model, context) {
-  const query = model ? `?base=${encodeURIComponent(`${llm.url}/v1`)}&model=${model}` : '';
+  const query = model ? `?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}` : '';
   const opened = await openWidgetPage(env.browser, `${env.site.url}/widget/hostile.html${query}`, { context, viewport: { width: 1400, height: 1000 } });
   await opened.page.locator('#support [data-testid=input]').waitFor({ timeout: 20000 });
   return opened;
@@ -85,7 +62,7 @@ test('renders inside hostile CSS under a strict CSP, isolated both ways', async 
 
 test('a scripted conversation: events with their documented payloads; the typed key goes only to the provider', async () => {
   const model = 'w-support';
-  await script(llm, model, [
+  await script(env.llm, model, [
     { text: 'TASK' },
     {
       text: answer('I need the order number first.', [
@@ -147,7 +124,7 @@ test('a scripted conversation: events with their documented payloads; the typed 
   assert.match(await support.locator('[data-testid=conversation]').textContent(), /You are welcome!/);
   await screenshot(page, 'widget-3-conversation');
 
-  const log = await requests(llm, model);
+  const log = await requests(env.llm, model);
   assert.equal(log.length, 5);
   assert.ok(log.every((e) => e.headers.authorization === `<redacted:${'Bearer sk-user-typed-key'.length} chars>`));
   const everything = JSON.stringify(await page.evaluate(() => window.tabteamDemo.events));
@@ -159,7 +136,7 @@ test('a scripted conversation: events with their documented payloads; the typed 
 
 test('a host callback supplies the key per call; two widgets stay independent and keep their own conversations', async () => {
   const model = 'w-docs';
-  await script(llm, model, [{ text: 'QUICK' }, { text: 'See the Install page.' }, { text: 'QUICK' }, { text: 'Support here: hello!' }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'See the Install page.' }, { text: 'QUICK' }, { text: 'Support here: hello!' }]);
   const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const { page, problems } = await openDemo(model, context);
   await page.fill('#proxy-token', 'host-token-123456789');
@@ -168,7 +145,7 @@ test('a host callback supplies the key per call; two widgets stay independent an
   await page.waitForFunction(() => window.tabteamDemo.handles.docs.send('How do I install?'), null, { timeout: 10000 });
   await finished(page, 'docs');
   assert.equal(await page.evaluate(() => window.tabteamDemo.getKeyCalls), 2, 'asked once per call');
-  let log = await requests(llm, model);
+  let log = await requests(env.llm, model);
   assert.equal(log.length, 2);
   assert.ok(log.every((e) => e.headers.authorization === `<redacted:${'Bearer host-token-123456789'.length} chars>`), JSON.stringify(log.map((e) => e.headers.authorization)));
   const docs = page.locator('#docs-host');
@@ -182,7 +159,7 @@ test('a host callback supplies the key per call; two widgets stay independent an
   await page.locator('#support [data-testid=input]').fill('Hi');
   await page.locator('#support [data-testid=send]').click();
   await finished(page, 'support');
-  log = await requests(llm, model);
+  log = await requests(env.llm, model);
   assert.equal(log[2].headers.authorization, `<redacted:${'Bearer sk-typed'.length} chars>`);
   assert.equal(await page.evaluate(() => window.tabteamDemo.getKeyCalls), 2, 'the other widget never asks the host');
   assert.doesNotMatch(await docs.locator('[data-testid=conversation]').textContent(), /Support here/);
@@ -235,7 +212,7 @@ test('a host callback supplies the key per call; two widgets stay independent an
 
 test('unmount() leaves no DOM or listeners behind; mount-to-render times', async (t) => {
   const model = 'w-unmount';
-  await script(llm, model, [{ text: 'QUICK' }, { text: 'Hello from a widget about to go.' }]);
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'Hello from a widget about to go.' }]);
   const { page, context, problems } = await openDemo(model);
   const cdp = await context.newCDPSession(page);
   await page.evaluate(() => {
@@ -268,7 +245,7 @@ test('unmount() leaves no DOM or listeners behind; mount-to-render times', async
     const view = document.querySelector('#probe tabteam-view');
     window.__probeParts = [view.shadowRoot.querySelector('form'), view.shadowRoot.querySelector('textarea'), view.shadowRoot.querySelector('[data-testid=stop]')];
     return { mounted, firstFrame, first: window.tabteamDemo.handles.docs.mountMs };
-  }, `${llm.url}/v1`);
+  }, `${env.llm.url}/v1`);
   t.diagnostic(`mount → rendered: first widget on the page (includes fetching and compiling the wasm) ${times.first.toFixed(1)} ms; another widget ${times.mounted.toFixed(1)} ms, to its first frame ${times.firstFrame.toFixed(1)} ms`);
   console.log(`WIDGET_MOUNT_MS first=${times.first.toFixed(1)} next=${times.mounted.toFixed(1)} next_to_frame=${times.firstFrame.toFixed(1)}`);
   assert.equal(await page.locator('#probe h2').textContent(), 'Probe');
