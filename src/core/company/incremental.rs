@@ -16,8 +16,11 @@
 
 use serde_json::Value;
 
+use crate::core::action::ActionContext;
 use crate::core::action_node::ActionNode;
 use crate::core::message::MessageRef;
+
+use super::document::latest;
 
 /// The key of the files to change, in a refined task list's fields.
 pub(crate) const INCREMENTAL_CHANGE: &str = "Incremental Change";
@@ -27,8 +30,23 @@ pub(crate) const REFINED_REQUIREMENTS: &str = "Refined Requirements";
 pub(crate) const REFINED_FILE_LIST: &str = "Refined File list";
 
 /// Whether `message` is a refined document: its fields hold `key`.
-pub(crate) fn is_refined(message: Option<&MessageRef>, key: &str) -> bool {
+fn is_refined(message: Option<&MessageRef>, key: &str) -> bool {
     message.and_then(|m| m.instruct_content.as_ref()).and_then(Value::as_object).is_some_and(|f| f.contains_key(key))
+}
+
+/// The project's document at `path`, when it is there to refine: the step
+/// reads its upstream document (the latest `upstream` message), and refines
+/// only when that one is refined (its fields hold `marker`).
+pub(crate) fn legacy_to_refine(cx: &ActionContext<'_>, upstream: &str, marker: &str, path: &str) -> Option<String> {
+    if !is_refined(latest(cx.history, upstream), marker) {
+        return None;
+    }
+    legacy_document(cx, path)
+}
+
+/// The project's document at `path`, unless it is missing or blank.
+pub(crate) fn legacy_document(cx: &ActionContext<'_>, path: &str) -> Option<String> {
+    cx.files.borrow().read(path).ok().filter(|t| !t.trim().is_empty()).map(str::to_string)
 }
 
 /// `base`'s fields with some replaced by their refined forms (in place,

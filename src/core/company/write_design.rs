@@ -17,8 +17,8 @@ use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::ActionKind;
 use crate::core::role::RoleError;
 
-use super::document::{document_output, fill, latest, require_upstream};
-use super::incremental::{is_refined, refine, REFINED_FILE_LIST, REFINED_REQUIREMENTS};
+use super::document::{document_output, fill, require_upstream};
+use super::incremental::{legacy_to_refine, refine, REFINED_FILE_LIST, REFINED_REQUIREMENTS};
 use super::prompts::{render, REFINE_DESIGN, WRITE_DESIGN};
 use super::{DESIGN_PATH, PRD_PATH, WRITE_DESIGN as KIND, WRITE_PRD};
 
@@ -123,10 +123,7 @@ impl Action for WriteDesign {
         Box::pin(async move {
             let prd = require_upstream(&cx, KIND, PRD_PATH, WRITE_PRD, "PRD")?;
             // A refined PRD refines the design the project has.
-            let legacy = is_refined(latest(cx.history, WRITE_PRD), REFINED_REQUIREMENTS)
-                .then(|| cx.files.borrow().read(DESIGN_PATH).ok().map(str::to_string))
-                .flatten()
-                .filter(|t| !t.trim().is_empty());
+            let legacy = legacy_to_refine(&cx, WRITE_PRD, REFINED_REQUIREMENTS, DESIGN_PATH);
             let (node, context) = match &legacy {
                 Some(legacy) => {
                     (Self::refined_node(), render(REFINE_DESIGN, &[("legacy", legacy.trim()), ("prd", prd.trim())]))

@@ -16,7 +16,7 @@ use crate::core::message::{ActionKind, USER_REQUIREMENT};
 use crate::core::role::RoleError;
 
 use super::document::{document_output, failure, fill, latest};
-use super::incremental::{refine, REFINED_REQUIREMENTS};
+use super::incremental::{legacy_document, refine, REFINED_REQUIREMENTS};
 use super::prompts::{render, REFINE_PRD, WRITE_PRD};
 use super::{PRD_PATH, WRITE_PRD as KIND};
 
@@ -144,7 +144,7 @@ impl Action for WritePrd {
                 .ok_or_else(|| failure(KIND, "there is no requirement to write a PRD for"))?;
             // A follow-up refines the PRD the project has (MetaGPT checks its
             // docs the same way), whoever wrote it last.
-            let legacy = cx.files.borrow().read(PRD_PATH).ok().filter(|t| !t.trim().is_empty()).map(str::to_string);
+            let legacy = legacy_document(&cx, PRD_PATH);
             let (node, context) = match &legacy {
                 Some(legacy) => (
                     Self::refined_node(),

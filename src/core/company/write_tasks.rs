@@ -17,8 +17,8 @@ use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::ActionKind;
 use crate::core::role::RoleError;
 
-use super::document::{document_output, fill, latest, require_upstream};
-use super::incremental::{is_refined, refine, INCREMENTAL_CHANGE, REFINED_FILE_LIST};
+use super::document::{document_output, fill, require_upstream};
+use super::incremental::{legacy_to_refine, refine, INCREMENTAL_CHANGE, REFINED_FILE_LIST};
 use super::prompts::{render, REFINE_TASKS, WRITE_TASKS};
 use super::{DESIGN_PATH, TASKS_PATH, WRITE_DESIGN, WRITE_TASKS as KIND};
 
@@ -126,10 +126,7 @@ impl Action for WriteTasks {
         Box::pin(async move {
             let design = require_upstream(&cx, KIND, DESIGN_PATH, WRITE_DESIGN, "system design")?;
             // A refined design refines the task list the project has.
-            let legacy = is_refined(latest(cx.history, WRITE_DESIGN), REFINED_FILE_LIST)
-                .then(|| cx.files.borrow().read(TASKS_PATH).ok().map(str::to_string))
-                .flatten()
-                .filter(|t| !t.trim().is_empty());
+            let legacy = legacy_to_refine(&cx, WRITE_DESIGN, REFINED_FILE_LIST, TASKS_PATH);
             let (node, context) = match &legacy {
                 Some(legacy) => {
                     (Self::refined_node(), render(REFINE_TASKS, &[("legacy", legacy.trim()), ("design", design.trim())]))
