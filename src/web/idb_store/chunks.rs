@@ -17,7 +17,10 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 use web_sys::IdbObjectStore;
 
-use super::{describe, num, session_range, IdbStore, StoreError};
+use super::errors::describe;
+use super::rows::{num, session_range};
+use super::IdbStore;
+use crate::core::store::StoreError;
 
 /// Schema v3 closed a chunk once its JSON reached this size (the v2 → v3
 /// upgrade still does).
