@@ -9,9 +9,10 @@
 //! whatever its size (measured in headless Chromium: 1 put of 200 bytes
 //! ~1.0 ms a transaction, 12 puts ~4 ms, 1 put of 32 KiB ~1.3 ms), and a
 //! message touches the history, the log, the meta and every role's buffer.
-//! Up to v3 that was a dozen requests a commit; now it is the tail row and
-//! the session row, plus a sealed chunk now and then: a log's open chunk
-//! that reaches its size (`LOG_CHUNK_BYTES`, `ID_CHUNK_BYTES`) moves to its log's store (`message_chunks`,
+//! Kept in their own stores, that is a dozen requests a commit; with the
+//! tail it is the tail row and the session row, plus a sealed chunk now
+//! and then: a log's open chunk that reaches its size (`LOG_CHUNK_BYTES`,
+//! `ID_CHUNK_BYTES`) moves to its log's store (`message_chunks`,
 //! `history`, `cost_chunks`, `role_lists` under `[s, r, l, c]`) and is
 //! never written again.
 //!
