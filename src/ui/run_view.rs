@@ -128,14 +128,7 @@ fn initial(role: &str) -> String {
 #[component]
 fn Row(entry: Entry) -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let class = match entry.kind {
-        EntryKind::User => "entry user",
-        EntryKind::Answer => "entry answer",
-        EntryKind::Message { .. } => "entry message",
-        EntryKind::Reply => "entry reply",
-        EntryKind::Question { .. } => "entry question",
-        EntryKind::Error => "entry error",
-    };
+    let class = format!("entry {}", entry.kind.class());
     let live = entry.live;
     let question = match entry.kind {
         EntryKind::Question { question_id, answered: false } => Some(question_id),
@@ -185,22 +178,23 @@ fn PlanBoard() -> impl IntoView {
             <h2>"Plan"</h2>
             <Show when=move || shared.plan.with(|p| !p.is_empty()) fallback=|| view! { <p class="note">"No plan yet."</p> }>
                 <ol>
-                    {move || {
-                        let tasks = shared.plan.get();
-                        let current = tasks.iter().position(|t| !t.is_finished);
-                        tasks.into_iter().enumerate().map(|(i, t)| {
-                            let class = if t.is_finished { "done" } else if Some(i) == current { "current" } else { "todo" };
+                    {move || shared.plan.with(|plan| {
+                        // The current task is the plan's (`Plan::current_task`).
+                        let current = plan.current_task_id();
+                        plan.tasks().iter().map(|t| {
+                            let is_current = Some(t.id.as_str()) == current;
+                            let class = if t.is_finished { "done" } else if is_current { "current" } else { "todo" };
                             let deps = if t.dependent_task_ids.is_empty() { String::new() } else { format!(" after {}", t.dependent_task_ids.join(", ")) };
                             view! {
                                 <li class=class>
-                                    <span class="state">{if t.is_finished { "✓" } else if Some(i) == current { "▶" } else { "·" }}</span>
+                                    <span class="state">{if t.is_finished { "✓" } else if is_current { "▶" } else { "·" }}</span>
                                     <span>{t.instruction.clone()}</span>
                                     <span class="note">{format!(" — {}{}", if t.assignee.is_empty() { "unassigned".to_string() } else { t.assignee.clone() }, deps)}</span>
                                     <TaskActions task=t.clone()/>
                                 </li>
                             }
                         }).collect_view()
-                    }}
+                    })}
                 </ol>
             </Show>
             <PlanEditor/>

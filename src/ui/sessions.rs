@@ -71,7 +71,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
     spawn_local(async move {
         release_current(shared).await;
         shared.view.set(RunView::default());
-        shared.plan.set(Vec::new());
+        shared.plan.set(Default::default());
         shared.files.set(Vec::new());
         shared.versions.set(Vec::new());
         let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)).attach_sandbox());
@@ -233,7 +233,7 @@ pub async fn close(shared: Shared) {
     shared.replay.set(false);
     shared.resume_note.set(None);
     shared.view.set(RunView::default());
-    shared.plan.set(Vec::new());
+    shared.plan.set(Default::default());
     shared.files.set(Vec::new());
     shared.versions.set(Vec::new());
 }
@@ -284,7 +284,7 @@ pub async fn act(shared: Shared, action: SessionAction) {
             if shared.session_id.get_untracked().as_deref() == Some(id.as_str()) {
                 release_current(shared).await;
                 shared.view.set(RunView::default());
-                shared.plan.set(Vec::new());
+                shared.plan.set(Default::default());
                 shared.files.set(Vec::new());
             }
             report(shared, store.delete_session(&id, now_ms()).await);

@@ -36,7 +36,7 @@ use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
 #[cfg(feature = "widget-keep")]
 use crate::core::store::{SessionData, SessionStatus};
-use crate::core::view::{stop_text, EntryKind, RunState, RunView};
+use crate::core::view::{EntryKind, RunState, RunView};
 #[cfg(feature = "widget-keep")]
 use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
@@ -516,7 +516,7 @@ impl Inner {
             changed.push(json!({
                 "id": entry.id,
                 "role": entry.role,
-                "kind": kind_name(entry.kind),
+                "kind": entry.kind.class(),
                 "text": entry.text,
                 "live": entry.live,
             }));
@@ -535,13 +535,11 @@ impl Inner {
             _ if self.loading.get() && view.entries.is_empty() => ("Loading the conversation…".into(), false),
             #[cfg(feature = "widget-keep")]
             _ if waiting_for_key => ("The page was reloaded while the team was working. Enter your key and press Send to carry on.".into(), false),
-            RunState::NotStarted => (String::new(), false),
-            RunState::Running if question.is_some() => ("Waiting for your answer.".into(), false),
-            RunState::Running => {
-                let busy: Vec<String> = view.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
-                (if busy.is_empty() { "Working…".into() } else { busy.join(", ") }, false)
-            }
-            RunState::Stopped(reason) => (stop_text(reason), !matches!(reason, StopReason::Idle)),
+            // Before the first message there is no team to speak of.
+            RunState::NotStarted if self.runner.borrow().is_none() => (String::new(), false),
+            // The team's status is the site's (`RunView::status`); a stop
+            // other than finishing shows as a problem.
+            state => (view.status(), matches!(state, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
         };
         let cost = if view.cost.is_empty() { String::new() } else { format!("${:.4} of ${:.2}", view.total_dollars, self.settings.budget) };
         let running = self.runner.borrow().as_ref().is_some_and(|r| r.is_running()) && !matches!(view.state, RunState::Stopped(_));
@@ -554,14 +552,3 @@ impl Inner {
     }
 }
 
-/// The class and saved name of an entry kind.
-fn kind_name(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::User => "user",
-        EntryKind::Answer => "answer",
-        EntryKind::Message { .. } => "message",
-        EntryKind::Reply => "reply",
-        EntryKind::Question { .. } => "question",
-        EntryKind::Error => "error",
-    }
-}
