@@ -4,7 +4,11 @@
 // to the Rename button either way. No browser prompt is used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, showSessions } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useSiteAndLlm, openPage, screenshot, script, configure, showSessions, root } from './harness.mjs';
+
+const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const env = useSiteAndLlm();
 
@@ -42,6 +46,11 @@ test('a session is renamed in the switcher: Escape cancels, Enter saves', async 
   await rename.click();
   await field.fill('  My sketch  ');
   await screenshot(page, 'rename-field');
+  // The open field passes axe (critical, serious and moderate rules).
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => (await window.axe.run(document.querySelector('[data-testid=sessions]'), { resultTypes: ['violations'] }))
+    .violations.filter((v) => v.impact !== 'minor').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+  assert.deepEqual(found, []);
   await page.keyboard.press('Enter');
   const renamed = page.locator('[data-testid=session]').filter({ hasText: 'My sketch' });
   await renamed.waitFor();
