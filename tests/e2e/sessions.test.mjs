@@ -133,7 +133,8 @@ test('export, delete and import give the same session back; rename and duplicate
   // Rename (in place: rename.test.mjs) and duplicate, in the top bar's switcher.
   await showSessions(page);
   await row.getByTestId('session-rename').click();
-  await row.getByTestId('session-name').fill('My 2048');
+  // (The row's title is now a field, so the row no longer has the idea as text.)
+  await page.getByTestId('session-name').fill('My 2048');
   await page.keyboard.press('Enter');
   const renamed = page.locator('[data-testid=session]').filter({ hasText: 'My 2048' }).filter({ hasNotText: 'copy' });
   await renamed.waitFor();
