@@ -16,7 +16,10 @@ async function runTeam(page, model, idea) {
   await page.getByLabel('Your idea').fill(idea);
   await page.getByTestId('start').click();
   try {
-    await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 60000 });
+    // "Done: version N …": the version's own test run has ended too (before
+    // it the status says "Done: every role is idle."), so a click on Run
+    // tests below starts the only run.
+    await page.getByTestId('status').filter({ hasText: /Done: version \d+/ }).waitFor({ timeout: 60000 });
   } catch (e) {
     await screenshot(page, `sandbox-${model}-failed`);
     throw new Error(`the run did not finish: status "${await page.getByTestId('status').textContent()}"`);
