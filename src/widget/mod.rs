@@ -82,6 +82,10 @@ struct Inner {
     /// The kept conversation is leased to another tab (or one just closed).
     #[cfg(feature = "widget-keep")]
     waiting_for_lease: Cell<bool>,
+    /// The page is going away (the JS sets it on `pagehide`): the kept run
+    /// it cuts off is not saved as ended (`Runner::keep_in_quietly`).
+    #[cfg(feature = "widget-keep")]
+    leaving: Rc<Cell<bool>>,
 }
 
 /// How often a widget retries a conversation another tab holds.
@@ -124,6 +128,8 @@ impl Agent {
             interrupted: Cell::new(false),
             #[cfg(feature = "widget-keep")]
             waiting_for_lease: Cell::new(false),
+            #[cfg(feature = "widget-keep")]
+            leaving: Rc::default(),
         });
         inner.render();
         if let Some(storage_key) = options.storage_key {
@@ -207,6 +213,16 @@ impl Agent {
         }
     }
 
+    /// The page is going away (`pagehide`: true) or back from the
+    /// back/forward cache (`pageshow`: false). Only a kept team cares.
+    #[wasm_bindgen(js_name = pageLeaving)]
+    pub fn page_leaving(&self, leaving: bool) {
+        #[cfg(feature = "widget-keep")]
+        self.inner.leaving.set(leaving);
+        #[cfg(not(feature = "widget-keep"))]
+        let _ = leaving;
+    }
+
     /// Whether the team is working.
     #[wasm_bindgen(getter)]
     pub fn running(&self) -> bool {
@@ -282,7 +298,7 @@ impl Inner {
             match made {
                 Ok(keeper) if !this.disposed.get() => {
                     let runner = this.start(&key, &text);
-                    match runner.keep_in_quietly(keeper, SessionStatus::Running).await {
+                    match runner.keep_in_quietly(keeper, SessionStatus::Running, this.leaving.clone()).await {
                         Ok(()) => runner.resume(None),
                         Err(e) => {
                             this.problem(&format!("The team did not start: the conversation could not be saved ({e})."));
@@ -353,11 +369,30 @@ impl Inner {
         runner.resume(Some(self.settings.budget));
     }
 
+    /// Open the conversation kept under `storage_key`, then tell the JS
+    /// ("opened"): `mount` resolves then, so a `send` after it is not
+    /// refused for a conversation still loading. A run the reload cut off
+    /// carries on a task later: the page's code after `await mount(...)`
+    /// (its tools, its context) comes first, so the call made again sees them.
+    #[cfg(feature = "widget-keep")]
+    async fn restore(self: Rc<Self>, storage_key: String) {
+        self.clone().open_kept(storage_key).await;
+        self.emit("opened", &Value::Null);
+        crate::web::transport::sleep(0).await;
+        let Some(runner) = self.runner.borrow().clone() else { return };
+        // Not when the page has sent something meanwhile (that carried on).
+        if self.interrupted.get() && !self.needs_key.get() && !self.disposed.get() {
+            self.interrupted.set(false);
+            self.continue_run(&runner);
+            self.render();
+        }
+    }
+
     #[cfg(feature = "widget-keep")]
     /// Open the conversation kept under `storage_key` (if any): its team
-    /// restored as the site restores a session, its entries shown, and a
-    /// run the reload cut off resumed (or, with a typed key, waiting for it).
-    async fn restore(self: Rc<Self>, storage_key: String) {
+    /// restored as the site restores a session and its entries shown (a run
+    /// the reload cut off is marked `interrupted`).
+    async fn open_kept(self: Rc<Self>, storage_key: String) {
         let store = match keep::open(&storage_key).await {
             Ok(store) => store,
             Err(e) => {
@@ -394,12 +429,6 @@ impl Inner {
         }
         self.check_plan();
         self.render();
-        let Some(runner) = self.runner.borrow().clone() else { return };
-        if self.interrupted.get() && !self.needs_key.get() {
-            self.interrupted.set(false);
-            self.continue_run(&runner);
-            self.render();
-        }
     }
 
     #[cfg(feature = "widget-keep")]
@@ -437,7 +466,7 @@ impl Inner {
         let (reason, status) = runner.session.reopened(data.session.status);
         *self.view.borrow_mut() = RunView::restored(&snapshot, reason);
         let runner = Rc::new(runner);
-        let kept = runner.keep_in_quietly(keeper, status).await;
+        let kept = runner.keep_in_quietly(keeper, status, self.leaving.clone()).await;
         *self.runner.borrow_mut() = Some(runner);
         self.needs_key.set(self.key_source == KeySource::User);
         self.interrupted.set(status == SessionStatus::Interrupted);
