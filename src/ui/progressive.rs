@@ -3,10 +3,11 @@
 //! rows come first (the conversation opens scrolled to its end, so they are
 //! what a person sees), then the older ones above them, a few groups a
 //! frame, until the whole list is in the page; the list's scroll box keeps
-//! its place meanwhile. The groups (`core::row_groups`) are what style.css
-//! skips out of view (`content-visibility: auto`): one placeholder box a
-//! group instead of a box a row keeps each frame's layout small however
-//! long the list.
+//! its place meanwhile (here; when a group drawn near the view turns out
+//! taller or shorter than its stand-in, the browser's scroll anchoring).
+//! The groups (`core::row_groups`) are what style.css skips out of view
+//! (`content-visibility: auto`): one placeholder box a group instead of a
+//! box a row keeps each frame's layout small however long the list.
 //!
 //! Deliberately not a virtual list: every row ends up in the page (screen
 //! readers, keyboard focus and the tests reach them all; skipped content
@@ -50,14 +51,15 @@ pub fn progressive_from_end(total: Memo<usize>, pane: NodeRef<Section>) -> Signa
         }
         pending.set_value(true);
         request_animation_frame(move || {
-            // `try_`: the list may be gone by the next frame.
+            // `try_`: the list may be gone by the next frame (another
+            // session opened): its values are disposed then.
             let _ = pending.try_set_value(false);
             // The rows go in above what the person sees: keep its distance
             // from the end of the list, or, when they read at the end (as
             // `workspace` judges it: within 48 px), the end itself, which
             // rows drawn since may have moved (a diagram). Once the new rows
             // are in the page: a task queued now runs after the list's own update.
-            let below = pane.get_untracked().map(|p| {
+            let below = pane.try_get_untracked().flatten().map(|p| {
                 let below = p.scroll_height() - p.scroll_top();
                 if below <= p.client_height() + 48 { None } else { Some(below) }
             });
@@ -65,7 +67,7 @@ pub fn progressive_from_end(total: Memo<usize>, pane: NodeRef<Section>) -> Signa
                 return;
             }
             leptos::task::spawn_local(async move {
-                if let (Some(below), Some(p)) = (below, pane.get_untracked()) {
+                if let (Some(below), Some(p)) = (below, pane.try_get_untracked().flatten()) {
                     p.set_scroll_top(p.scroll_height() - below.unwrap_or(0));
                 }
             });
