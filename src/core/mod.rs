@@ -31,6 +31,7 @@ pub mod planner;
 pub mod post;
 pub mod recipes;
 pub mod role;
+pub mod row_groups;
 pub mod sandbox;
 pub mod session;
 pub mod settings;

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::core::row_groups::{groups, rows_of};
 use crate::core::view::{Entry, EntryKind};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
@@ -96,26 +97,44 @@ fn Toolbar() -> impl IntoView {
 #[component]
 fn Conversation() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    // A long session's rows come a chunk a frame (issue #21, `progressive`).
+    // Past this many entries, style.css skips laying out the groups of rows
+    // out of view (issue #21); not below: a skipped entry's innerText is empty.
     const LONG_CONVERSATION: usize = 200;
-    let limit = super::progressive::progressive(move || shared.view.with(|v| v.entries.len()));
+    let total = Memo::new(move |_| shared.view.with(|v| v.entries.len()));
+    // A long session's rows come newest first, a few groups a frame (`progressive`).
+    let pane = NodeRef::new();
+    let from = super::progressive::progressive_from_end(total, pane);
+    let is_long = move || total.get() > LONG_CONVERSATION;
+    view! {
+        <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation" node_ref=pane>
+            <For each=move || groups(from.get(), total.get()) key=|group| *group let:group>
+                <RowGroup group=group/>
+            </For>
+        </section>
+    }
+}
+
+/// The rows of one group (`core::row_groups`): a box of its own, so the
+/// page can skip a whole group out of view.
+#[component]
+fn RowGroup(group: usize) -> impl IntoView {
+    let shared = expect_context::<Shared>();
     // Each row is keyed by what can change, so a streaming answer re-renders
     // only its own row.
     let rows = move || {
-        let limit = limit.get();
-        shared.view.with(|v| v.entries.iter().take(limit).map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>())
+        shared.view.with(|v| {
+            v.entries[rows_of(group, v.entries.len())].iter().map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>()
+        })
     };
-    // `long`: style.css skips laying out the entries out of view (issue #21).
-    let is_long = move || limit.get() > LONG_CONVERSATION;
     view! {
-        <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation">
+        <div class="row-group">
             <For each=rows key=|row| *row let:row>
                 {
-                    let entry = shared.view.with_untracked(|v| v.entries.iter().find(|e| e.id == row.0).cloned());
+                    let entry = shared.view.with_untracked(|v| v.entries[rows_of(group, v.entries.len())].iter().find(|e| e.id == row.0).cloned());
                     entry.map(|e| view! { <Row entry=e/> })
                 }
             </For>
-        </section>
+        </div>
     }
 }
 
