@@ -15,7 +15,7 @@ mod tests {
     use crate::core::cost::BudgetError;
     use crate::core::events::StopReason;
     use crate::core::llm::LlmError;
-    use crate::core::role::RoleError;
+    use crate::core::role_error::RoleError;
     use crate::core::store::StoreError;
     use crate::core::view::stop_text;
 

@@ -23,7 +23,7 @@ use super::checkpoint::Checkpoints;
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
 use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
-use super::role::RoleError;
+use super::role_error::RoleError;
 use super::shared_str::SharedStr;
 
 /// A finished call of the pending reaction: which request, what answer.

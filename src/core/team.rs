@@ -17,7 +17,8 @@ use super::environment::{Environment, RoundReport};
 use super::events::{EventSink, StopReason, TeamEvent};
 use super::llm::{Llm, LlmError};
 use super::message::{Message, MessageRef};
-use super::role::{Role, RoleError};
+use super::role::Role;
+use super::role_error::RoleError;
 
 /// MetaGPT's CLI default number of rounds.
 pub const DEFAULT_ROUNDS: u32 = 5;

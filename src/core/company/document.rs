@@ -11,7 +11,7 @@ use crate::core::action::{ActionContext, ActionOutput};
 use crate::core::action_node::{ActionNode, FillError, Filled};
 use crate::core::llm::ChatMessage;
 use crate::core::message::MessageRef;
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 
 use super::FILL_ATTEMPTS;
 

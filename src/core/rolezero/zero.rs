@@ -31,7 +31,9 @@ use crate::core::human::STOP_ANSWER;
 use crate::core::llm::ChatMessage;
 use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
 use crate::core::plan::{Plan, TASK_TYPES};
-use crate::core::role::{ReactMode, Reactor, Role, RoleError, RoleSpec, World};
+use crate::core::role::{ReactMode, Reactor, Role, RoleSpec};
+use crate::core::role_error::RoleError;
+use crate::core::world::World;
 use crate::core::sandbox::{HasSandbox, Sandbox, RUN_TESTS};
 
 const SYSTEM: &str = include_str!("prompts/system.md");
