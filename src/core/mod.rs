@@ -19,6 +19,7 @@ pub mod gate;
 pub mod human;
 mod join;
 pub mod json_scan;
+pub mod keep_error;
 pub mod llm;
 pub mod memory;
 #[cfg(feature = "markdown")]
@@ -37,6 +38,7 @@ pub mod session;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
+pub mod stop_reason;
 pub mod sort;
 #[cfg(test)]
 mod reply_tests;

@@ -7,6 +7,7 @@
 //! not depend on the role that runs them. It builds no text for the model.
 
 use super::cost::BudgetError;
+use super::keep_error::KeepError;
 use super::llm::LlmError;
 
 /// A role failed to finish its reaction. The reaction stays pending.
@@ -21,8 +22,8 @@ pub enum RoleError {
     #[error("The plan could not be made: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(.0))]
     Plan(String),
     /// The checkpoint before a call could not be kept (the call is not made).
-    #[error("{0}")]
-    Storage(String),
+    #[error(transparent)]
+    Storage(KeepError),
     /// The model keeps answering outside the command format (plain text,
     /// say): asking again did not help, so the team pauses for the person.
     #[error(
