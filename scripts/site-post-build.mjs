@@ -65,10 +65,9 @@ function copyText(from, to, transform = (t) => t) {
 }
 
 function copyMermaid() {
-  // The classic (IIFE) build, one file: the diagram frame (www/sandbox/
-  // diagram.html) runs in an opaque origin, where a module script from
-  // this site would be a cross-origin load needing CORS headers from the
-  // host; a classic script does not.
+  // The classic (IIFE) build, one file: src/ui/artifacts.js inlines it
+  // into the diagram frame's document (an opaque-origin srcdoc, which
+  // loads nothing), and the service worker keeps it for offline use.
   const dist = join(modules, 'mermaid', 'dist');
   const out = join(staging, 'lazy', 'mermaid');
   copyText(join(dist, 'mermaid.min.js'), join(out, 'mermaid.min.js'), withoutSourceMap);

@@ -3,7 +3,7 @@
 // It keeps the app's own files, and nothing else, in one cache per build:
 // scripts/service-worker.mjs (the post-build hook) fills in FILES, every
 // file of the build (the page, the styles, the content-named app-<hash>/
-// folder, sandbox/, the highlight.js helpers), and VERSION, a hash of them
+// folder, sandbox/, the highlight.js and mermaid helpers), and VERSION, a hash of them
 // all. A new build is a new VERSION, so the browser installs the new worker,
 // which fills a new cache; once no tab runs the old build any more it takes
 // over and deletes the old caches. (No skipWaiting: a tab still running the
@@ -12,10 +12,10 @@
 // Deliberately not:
 // - any request but a GET of one of FILES (or the page's own address):
 //   provider API calls, the local model server and anything cross-origin go
-//   to the network untouched and are never stored;
-// - mermaid (lazy/mermaid/): only the diagram frame loads it, and that frame
-//   runs in an opaque origin (<iframe sandbox="allow-scripts">), which no
-//   service worker controls, so keeping it here would never serve it.
+//   to the network untouched and are never stored.
+// The sandboxed frames (opaque origins) are not served from here, and need
+// not be: their documents are srcdoc children of sandbox/host.html, which
+// is, built from files the app reads through this worker.
 const VERSION = 'TABTEAM-VERSION';
 const FILES = ['TABTEAM-FILES'];
 const PREFIX = 'tabteam-';

@@ -4,10 +4,11 @@
 // src/ui/artifacts.rs through wasm-bindgen. Nothing is loaded at page load.
 //
 // Model output is untrusted. Diagrams are parsed and laid out by mermaid in
-// the diagram frame (www/sandbox/diagram.html: `sandbox="allow-scripts"`,
-// an opaque origin with its own no-network policy, created off screen when
-// the first diagram needs drawing), with `securityLevel: 'strict'` and no
-// HTML labels. The frame hands back SVG text; it is parsed here into an
+// the diagram frame (a document built here, shown by the host frame
+// www/sandbox/host.html in `sandbox="allow-scripts" srcdoc`: an opaque
+// origin with its own no-network policy, created off screen when the first
+// diagram needs drawing), with `securityLevel: 'strict'` and no HTML
+// labels. The frame hands back SVG text; it is parsed here into an
 // inert document (DOMParser: nothing in it runs or loads), cut down to an
 // allowlist of SVG elements with nothing that could run, load or navigate,
 // and only then imported into the page. No element made from model text
@@ -35,7 +36,7 @@ const DRAW_MS = 30_000;
 // An answer longer than this is not a diagram anyone can read.
 const MAX_SVG_CHARS = 5_000_000;
 
-/** The diagram frame, made on first use: {iframe, ready, started, pending (id → settle), listener}. */
+/** The diagram frame, made on first use: {iframe, ready, started, pending (id → settle), listener, P}. */
 let frame = null;
 
 /** Remove the frame; what it still owed gets `reason`. The next diagram makes a new one. */
@@ -43,45 +44,98 @@ function dropFrame(reason) {
   if (!frame) return;
   const { iframe, pending, listener } = frame;
   frame = null;
-  removeEventListener('message', listener);
-  iframe.remove();
+  if (listener) removeEventListener('message', listener);
+  iframe?.remove();
   for (const settle of pending.values()) settle({ error: reason });
+}
+
+const sandboxFile = (path) => new URL(`sandbox/${path}`, document.baseURI).href;
+
+async function fetchText(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  // As the HTML parser will see it (the policy hashes what it parsed).
+  return (await response.text()).replace(/\r\n?/g, '\n');
+}
+
+async function sha256(text) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return btoa(String.fromCharCode(...digest));
+}
+
+/**
+ * The message names (www/sandbox/protocol.js, read as JSON: it runs only
+ * in the frames) and the diagram frame's document: mermaid's classic
+ * build and diagram.js inline, from this site (the service worker keeps
+ * them, so diagrams draw offline), and a policy that runs exactly those two
+ * scripts (by hash: no other inline script, no inline handler, no eval) and
+ * reaches no network.
+ */
+async function frameParts() {
+  const [protocol, drawer, mermaid] = await Promise.all([
+    fetchText(sandboxFile('protocol.js')), fetchText(sandboxFile('diagram.js')), fetchText(lazy('mermaid/mermaid.min.js')),
+  ]);
+  const P = JSON.parse(protocol.slice(protocol.indexOf('Object.freeze({') + 'Object.freeze('.length, protocol.lastIndexOf('}') + 1));
+  // `<\/script` means the same inside a string, a regular expression or a
+  // comment, and cannot end the inline script early.
+  const scripts = [mermaid, `${protocol}\n${drawer}`].map((code) => code.replace(/<\/(script)/gi, '<\\/$1'));
+  const hashes = await Promise.all(scripts.map(async (code) => `'sha256-${await sha256(code)}'`));
+  const policy = `default-src 'none'; script-src ${hashes.join(' ')}; style-src 'unsafe-inline'; connect-src 'none'; form-action 'none'; base-uri 'none'`;
+  // The app's root font and line height (www/style.css): mermaid measures
+  // its labels there, and they are shown here.
+  const doc = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${policy}">
+<title>diagrams</title>
+<style>:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }</style>
+</head><body>
+${scripts.map((code) => `<script>${code}</script>`).join('\n')}
+</body></html>`;
+  return { P, doc };
 }
 
 function diagramFrame() {
   if (frame) return frame;
-  const iframe = document.createElement('iframe');
-  iframe.setAttribute('sandbox', 'allow-scripts');
-  iframe.setAttribute('title', 'Diagram drawing (sandboxed)');
-  iframe.setAttribute('aria-hidden', 'true');
-  iframe.setAttribute('tabindex', '-1');
-  iframe.dataset.testid = 'diagram-frame';
-  // Laid out (mermaid measures its text) but off screen: never display:none.
-  iframe.style.cssText = 'position:fixed;left:-10000px;top:0;width:1200px;height:900px;border:0;visibility:hidden;pointer-events:none';
-  iframe.src = new URL('sandbox/diagram.html', document.baseURI).href;
   let start;
-  const made = { iframe, ready: new Promise((resolve) => { start = resolve; }), started: false, pending: new Map(), listener: null };
-  // Only the frame's own window is heard, and only typed fields are read.
-  made.listener = (ev) => {
-    const m = ev.data;
-    if (frame !== made || ev.source !== iframe.contentWindow || !m || typeof m !== 'object') return;
-    if (m.tabteam === 'ready') {
-      made.started = true;
-      start();
-    } else if (m.tabteam === 'failed') {
-      dropFrame('the diagram library did not load; reload the page to try again');
-    } else if (m.tabteam === 'diagram' && typeof m.id === 'string' && made.pending.has(m.id)) {
-      const settle = made.pending.get(m.id);
-      made.pending.delete(m.id);
-      settle(typeof m.svg === 'string' ? { svg: m.svg } : { error: String(m.error ?? 'no picture came back').slice(0, 160) });
-    }
-  };
-  addEventListener('message', made.listener);
+  const made = { iframe: null, ready: new Promise((resolve) => { start = resolve; }), started: false, pending: new Map(), listener: null, P: null };
   frame = made;
-  document.body.append(iframe);
   setTimeout(() => {
     if (frame === made && !made.started) dropFrame('the diagram drawer did not start; reload the page to try again');
   }, FRAME_LOAD_MS);
+  frameParts().then(({ P, doc }) => {
+    if (frame !== made) return;
+    made.P = P;
+    // The host frame (our page, this origin) shows the document in its
+    // sandboxed child and passes messages both ways.
+    const iframe = document.createElement('iframe');
+    iframe.setAttribute('title', 'Diagram drawing (sandboxed)');
+    iframe.setAttribute('aria-hidden', 'true');
+    iframe.setAttribute('tabindex', '-1');
+    iframe.dataset.testid = 'diagram-frame';
+    // Laid out (mermaid measures its text) but off screen: never display:none.
+    iframe.style.cssText = 'position:fixed;left:-10000px;top:0;width:1200px;height:900px;border:0;visibility:hidden;pointer-events:none';
+    made.iframe = iframe;
+    // Only the host's own window in this origin is heard, and only typed fields are read.
+    made.listener = (ev) => {
+      const m = ev.data;
+      if (frame !== made || ev.source !== iframe.contentWindow || ev.origin !== location.origin || !m || typeof m !== 'object') return;
+      const kind = m[P.event];
+      if (kind === P.hostReady) {
+        iframe.contentWindow.postMessage({ [P.command]: P.open, doc, title: 'Diagram drawing (sandboxed)' }, location.origin);
+      } else if (kind === P.ready) {
+        made.started = true;
+        start();
+      } else if (kind === P.failed) {
+        dropFrame('the diagram library did not load; reload the page to try again');
+      } else if (kind === P.drawn && typeof m.id === 'string' && made.pending.has(m.id)) {
+        const settle = made.pending.get(m.id);
+        made.pending.delete(m.id);
+        settle(typeof m.svg === 'string' ? { svg: m.svg } : { error: String(m.error ?? 'no picture came back').slice(0, 160) });
+      }
+    };
+    addEventListener('message', made.listener);
+    iframe.src = sandboxFile('host.html');
+    document.body.append(iframe);
+  }, () => dropFrame('the diagram library could not be loaded; reload the page to try again'));
   return made;
 }
 
@@ -92,7 +146,7 @@ function drawInFrame(id, source, theme) {
     f.pending.set(id, resolve);
     f.ready.then(() => {
       if (!f.pending.has(id)) return;
-      f.iframe.contentWindow?.postMessage({ kind: 'diagram', id, source, theme }, '*');
+      f.iframe.contentWindow?.postMessage({ [f.P.command]: f.P.diagram, id, source, theme }, location.origin);
       // The frame draws one diagram at a time: a diagram's time grows with
       // the diagrams still waiting before it.
       setTimeout(() => {

@@ -2,8 +2,8 @@
 //! with its mermaid diagrams drawn as SVG, and code with syntax highlighting.
 //!
 //! The drawing and highlighting live in `artifacts.js`: mermaid lays out
-//! diagrams in an opaque-origin sandboxed frame (`www/sandbox/diagram.html`,
-//! made when the first diagram needs it) and the SVG it hands back enters
+//! diagrams in an opaque-origin sandboxed frame (a `srcdoc` document in the
+//! host frame `www/sandbox/host.html`, made when the first diagram needs it) and the SVG it hands back enters
 //! the page only after the allowlist in `artifacts.js` has cleaned it;
 //! highlight.js loads lazily from the site's own `lazy/` folder. This file
 //! only marks where: it renders the safe HTML or the escaped code, then

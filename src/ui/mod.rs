@@ -33,7 +33,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::core::events::TeamEvent;
-use crate::core::plan::Task;
+use crate::core::plan::Plan;
 use crate::core::view::RunView;
 use crate::core::store::SessionRecord;
 use crate::web::idb_store::IdbStore;
@@ -66,7 +66,7 @@ pub struct Shared {
     pub settings: RwSignal<crate::core::settings::Settings>,
     pub key: RwSignal<String>,
     pub view: RwSignal<RunView>,
-    pub plan: RwSignal<Vec<Task>>,
+    pub plan: RwSignal<Plan>,
     /// (path, version) of every project file.
     pub files: RwSignal<Vec<(String, u32)>>,
     pub running: RwSignal<bool>,
@@ -107,9 +107,8 @@ impl Shared {
             let Some(runner) = runner else { return };
             if let Some(plan) = &runner.plan {
                 if let Ok(plan) = plan.try_borrow() {
-                    let tasks = plan.tasks().to_vec();
-                    if self.plan.with_untracked(|p| *p != tasks) {
-                        self.plan.set(tasks);
+                    if self.plan.with_untracked(|p| *p != *plan) {
+                        self.plan.set(plan.clone());
                     }
                 }
             }
@@ -152,7 +151,7 @@ pub fn App() -> impl IntoView {
         settings: RwSignal::new(settings_store::load()),
         key: RwSignal::new(settings_store::remembered_key()),
         view: RwSignal::new(RunView::default()),
-        plan: RwSignal::new(Vec::new()),
+        plan: RwSignal::new(Plan::default()),
         files: RwSignal::new(Vec::new()),
         running: RwSignal::new(false),
         runner: StoredValue::new_local(None),

@@ -99,7 +99,7 @@ pub fn PlanEditor() -> impl IntoView {
     };
     // A new task gets the next free id unless the person typed one.
     Effect::new(move |_| {
-        let next = shared.plan.with(|tasks| next_task_id(tasks));
+        let next = shared.plan.with(|plan| next_task_id(plan.tasks()));
         if state.editing.get_untracked().is_none() {
             state.id.set(next);
         }

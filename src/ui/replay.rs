@@ -31,7 +31,7 @@ pub fn ReplayButton() -> impl IntoView {
 /// Replace the run with the sample replay and play it.
 pub fn play(shared: Shared) {
     shared.view.set(RunView::default());
-    shared.plan.set(Vec::new());
+    shared.plan.set(Default::default());
     shared.files.set(Vec::new());
     shared.replay.set(true);
     // A replay is not a session: nothing of it is kept.

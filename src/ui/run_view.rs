@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::core::row_groups::{groups, rows_of};
 use crate::core::view::{Entry, EntryKind};
 
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
@@ -96,26 +97,44 @@ fn Toolbar() -> impl IntoView {
 #[component]
 fn Conversation() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    // A long session's rows come a chunk a frame (issue #21, `progressive`).
+    // Past this many entries, style.css skips laying out the groups of rows
+    // out of view (issue #21); not below: a skipped entry's innerText is empty.
     const LONG_CONVERSATION: usize = 200;
-    let limit = super::progressive::progressive(move || shared.view.with(|v| v.entries.len()));
+    let total = Memo::new(move |_| shared.view.with(|v| v.entries.len()));
+    // A long session's rows come newest first, a few groups a frame (`progressive`).
+    let pane = NodeRef::new();
+    let from = super::progressive::progressive_from_end(total, pane);
+    let is_long = move || total.get() > LONG_CONVERSATION;
+    view! {
+        <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation" node_ref=pane>
+            <For each=move || groups(from.get(), total.get()) key=|group| *group let:group>
+                <RowGroup group=group/>
+            </For>
+        </section>
+    }
+}
+
+/// The rows of one group (`core::row_groups`): a box of its own, so the
+/// page can skip a whole group out of view.
+#[component]
+fn RowGroup(group: usize) -> impl IntoView {
+    let shared = expect_context::<Shared>();
     // Each row is keyed by what can change, so a streaming answer re-renders
     // only its own row.
     let rows = move || {
-        let limit = limit.get();
-        shared.view.with(|v| v.entries.iter().take(limit).map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>())
+        shared.view.with(|v| {
+            v.entries[rows_of(group, v.entries.len())].iter().map(|e| (e.id, e.text.len(), e.live, e.kind, e.deeds.len())).collect::<Vec<_>>()
+        })
     };
-    // `long`: style.css skips laying out the entries out of view (issue #21).
-    let is_long = move || limit.get() > LONG_CONVERSATION;
     view! {
-        <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation">
+        <div class="row-group">
             <For each=rows key=|row| *row let:row>
                 {
-                    let entry = shared.view.with_untracked(|v| v.entries.iter().find(|e| e.id == row.0).cloned());
+                    let entry = shared.view.with_untracked(|v| v.entries[rows_of(group, v.entries.len())].iter().find(|e| e.id == row.0).cloned());
                     entry.map(|e| view! { <Row entry=e/> })
                 }
             </For>
-        </section>
+        </div>
     }
 }
 
@@ -128,14 +147,7 @@ fn initial(role: &str) -> String {
 #[component]
 fn Row(entry: Entry) -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let class = match entry.kind {
-        EntryKind::User => "entry user",
-        EntryKind::Answer => "entry answer",
-        EntryKind::Message { .. } => "entry message",
-        EntryKind::Reply => "entry reply",
-        EntryKind::Question { .. } => "entry question",
-        EntryKind::Error => "entry error",
-    };
+    let class = format!("entry {}", entry.kind.class());
     let live = entry.live;
     let question = match entry.kind {
         EntryKind::Question { question_id, answered: false } => Some(question_id),
@@ -185,22 +197,23 @@ fn PlanBoard() -> impl IntoView {
             <h2>"Plan"</h2>
             <Show when=move || shared.plan.with(|p| !p.is_empty()) fallback=|| view! { <p class="note">"No plan yet."</p> }>
                 <ol>
-                    {move || {
-                        let tasks = shared.plan.get();
-                        let current = tasks.iter().position(|t| !t.is_finished);
-                        tasks.into_iter().enumerate().map(|(i, t)| {
-                            let class = if t.is_finished { "done" } else if Some(i) == current { "current" } else { "todo" };
+                    {move || shared.plan.with(|plan| {
+                        // The current task is the plan's (`Plan::current_task`).
+                        let current = plan.current_task_id();
+                        plan.tasks().iter().map(|t| {
+                            let is_current = Some(t.id.as_str()) == current;
+                            let class = if t.is_finished { "done" } else if is_current { "current" } else { "todo" };
                             let deps = if t.dependent_task_ids.is_empty() { String::new() } else { format!(" after {}", t.dependent_task_ids.join(", ")) };
                             view! {
                                 <li class=class>
-                                    <span class="state">{if t.is_finished { "✓" } else if Some(i) == current { "▶" } else { "·" }}</span>
+                                    <span class="state">{if t.is_finished { "✓" } else if is_current { "▶" } else { "·" }}</span>
                                     <span>{t.instruction.clone()}</span>
                                     <span class="note">{format!(" — {}{}", if t.assignee.is_empty() { "unassigned".to_string() } else { t.assignee.clone() }, deps)}</span>
                                     <TaskActions task=t.clone()/>
                                 </li>
                             }
                         }).collect_view()
-                    }}
+                    })}
                 </ol>
             </Show>
             <PlanEditor/>

@@ -71,7 +71,7 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
     spawn_local(async move {
         release_current(shared).await;
         shared.view.set(RunView::default());
-        shared.plan.set(Vec::new());
+        shared.plan.set(Default::default());
         shared.files.set(Vec::new());
         shared.versions.set(Vec::new());
         let runner = Rc::new(Runner::new(&settings, &key, &idea, move |e| shared.on_event(e)).attach_sandbox());
@@ -233,7 +233,7 @@ pub async fn close(shared: Shared) {
     shared.replay.set(false);
     shared.resume_note.set(None);
     shared.view.set(RunView::default());
-    shared.plan.set(Vec::new());
+    shared.plan.set(Default::default());
     shared.files.set(Vec::new());
     shared.versions.set(Vec::new());
 }
@@ -284,7 +284,7 @@ pub async fn act(shared: Shared, action: SessionAction) {
             if shared.session_id.get_untracked().as_deref() == Some(id.as_str()) {
                 release_current(shared).await;
                 shared.view.set(RunView::default());
-                shared.plan.set(Vec::new());
+                shared.plan.set(Default::default());
                 shared.files.set(Vec::new());
             }
             report(shared, store.delete_session(&id, now_ms()).await);
@@ -425,16 +425,50 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
             spawn_local(async move { super::lazy::open(shared, id).await })
         }
     };
-    let on_rename = {
+    // Renaming happens in place: the title becomes a text field (Enter
+    // saves, Escape cancels; an empty or unchanged name changes nothing).
+    let renaming = RwSignal::new(false);
+    let name_input = NodeRef::<leptos::html::Input>::new();
+    let rename_button = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if let Some(input) = name_input.get() {
+            let _ = input.focus();
+            input.select();
+        }
+    });
+    let end_rename = move || {
+        renaming.set(false);
+        if let Some(button) = rename_button.get_untracked() {
+            let _ = button.focus();
+        }
+    };
+    let save_rename = {
         let (id, title) = (id.clone(), session.title.clone());
-        move |_| {
-            let Some(new) = web_sys::window().and_then(|w| w.prompt_with_message_and_default("Rename the session", &title).ok().flatten()) else { return };
-            let new = new.trim().to_string();
-            if new.is_empty() {
+        move || {
+            let Some(input) = name_input.get_untracked() else { return };
+            let new = input.value().trim().to_string();
+            end_rename();
+            if new.is_empty() || new == title {
                 return;
             }
             let action = SessionAction::Rename { id: id.clone(), title: new };
             spawn_local(super::lazy::act(shared, action));
+        }
+    };
+    let on_name_key = {
+        let save_rename = save_rename.clone();
+        move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+            "Enter" => {
+                ev.prevent_default();
+                save_rename();
+            }
+            "Escape" => {
+                // Cancels the rename only; the switcher stays open.
+                ev.prevent_default();
+                ev.stop_propagation();
+                end_rename();
+            }
+            _ => {}
         }
     };
     let on_duplicate = {
@@ -464,15 +498,30 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
         }
     };
     let current_class = current.clone();
+    let name_label = format!("New name for \u{201c}{}\u{201d} (Enter saves, Escape cancels)", session.title);
+    let field_title = session.title.clone();
     view! {
         <li class:current=current_class data-testid="session" data-status=session.status.label() data-updated=session.updated_ms.to_string()>
             <div class="session-title">
-                <b data-testid="session-title">{session.title.clone()}</b>
+                <Show when=move || renaming.get() fallback={
+                    let title = session.title.clone();
+                    move || view! { <b data-testid="session-title">{title.clone()}</b> }
+                }>
+                    <span class="rename-field">
+                        <input type="text" data-testid="session-name" node_ref=name_input maxlength="200"
+                            aria-label=name_label.clone() prop:value=field_title.clone() on:keydown=on_name_key.clone()/>
+                        <button class="small" data-testid="session-name-save" on:click={
+                            let save_rename = save_rename.clone();
+                            move |_| save_rename()
+                        }>"Save"</button>
+                        <button class="small" data-testid="session-name-cancel" on:click=move |_| end_rename()>"Cancel"</button>
+                    </span>
+                </Show>
                 <span class=format!("badge status-{}", session.status.label())>{session.status.label()}</span>
             </div>
             <div class="row session-actions">
                 <button data-testid="session-open" disabled=move || busy() || current() on:click=on_open>"Open"</button>
-                <button data-testid="session-rename" on:click=on_rename>"Rename"</button>
+                <button data-testid="session-rename" node_ref=rename_button on:click=move |_| renaming.set(true)>"Rename"</button>
                 <button data-testid="session-duplicate" on:click=on_duplicate>"Duplicate"</button>
                 <button data-testid="session-export" on:click=on_export>"Export"</button>
                 <button data-testid="session-delete" disabled=busy on:click=on_delete>"Delete"</button>

@@ -74,10 +74,12 @@ pub fn SettingsDialog() -> impl IntoView {
     view! {
         <dialog class="settings-dialog" data-testid="settings" aria-labelledby="settings-title" node_ref=dialog on:close=on_close>
             <Show when=move || state.open.get()>
-                <header class="dialog-head">
+                // A <div>, not a <header>: a header outside a sectioning
+                // element is a second banner landmark beside the top bar's.
+                <div class="dialog-head">
                     <h2 id="settings-title">"Settings"</h2>
                     <button class="primary" data-testid="close-settings" on:click=move |_| state.open.set(false)>"Done"</button>
-                </header>
+                </div>
                 <div class="dialog-body">
                     <section aria-labelledby="s-model">
                         <h3 id="s-model">"Model"</h3>

@@ -1,15 +1,16 @@
 //! IndexedDB as futures, straight over web-sys: a request's outcome, a
 //! transaction's end, and opening a database (with its upgrade and its
-//! `blocked` event). The store (`idb_store.rs`) and the browser tests issue
-//! the requests themselves with web-sys's `IdbObjectStore` methods and await
-//! them here.
+//! `blocked` event); and the two IndexedDB calls web-sys lacks (a write
+//! transaction with options, `commit()`). The store (`web::idb_store`) and
+//! the browser tests issue the requests themselves with web-sys's
+//! `IdbObjectStore` methods and await them here.
 //!
 //! Deliberately small and not generic: every future is the one `Pending`
 //! type with a `JsValue` outcome, so the code is compiled once, not once
-//! per row type and call site (the `idb` crate it replaces was ~110 KB of
-//! the site's wasm, see docs/decisions/storage-no-crate.md). It knows
-//! nothing of the store's rows, schemas or errors: what a `JsValue` means
-//! is the caller's business.
+//! per row type and call site (a generic wrapper such as the `idb` crate
+//! was ~110 KB of the site's wasm, see docs/decisions/storage-no-crate.md).
+//! It knows nothing of the store's rows, schemas or errors: what a
+//! `JsValue` means is the caller's business.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -17,7 +18,9 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use js_sys::{Array, Object};
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, IdbDatabase, IdbFactory, IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbVersionChangeEvent};
 
@@ -195,4 +198,33 @@ impl Future for Opening {
 pub async fn delete(factory: &IdbFactory, name: &str) -> Result<(), JsValue> {
     let deleting: IdbRequest = factory.delete_database(name)?.into();
     request(&deleting).await.map(drop)
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// An `IDBDatabase`, for `transaction(names, mode, options)`, which
+    /// web-sys has only behind `web_sys_unstable_apis`.
+    type DatabaseWithOptions;
+    #[wasm_bindgen(method, catch, js_name = transaction)]
+    fn transaction_with_options(this: &DatabaseWithOptions, names: &Array, mode: &str, options: &Object) -> Result<IdbTransaction, JsValue>;
+
+    /// An `IDBTransaction`, for `commit()` (IndexedDB 3.0: Chromium 76,
+    /// Firefox 74, Safari 15), which web-sys marks deprecated.
+    type TransactionCommit;
+    #[wasm_bindgen(method, catch)]
+    fn commit(this: &TransactionCommit) -> Result<(), JsValue>;
+}
+
+/// `db.transaction(names, "readwrite", options)`: a write transaction
+/// over the stores `names`, with `options` (e.g. `{durability}`).
+pub fn write_transaction(db: &IdbDatabase, names: &Array, options: &Object) -> Result<IdbTransaction, JsValue> {
+    db.unchecked_ref::<DatabaseWithOptions>().transaction_with_options(names, "readwrite", options)
+}
+
+/// Asks `tx` to commit once its requests are done, instead of once
+/// IndexedDB has seen the page make no new request. It throws when `tx`
+/// has ended already, and where the browser has no `commit()`: there the
+/// transaction commits by itself once its requests are done.
+pub fn commit(tx: &IdbTransaction) -> Result<(), JsValue> {
+    tx.unchecked_ref::<TransactionCommit>().commit()
 }

@@ -9,7 +9,7 @@
 //! shared handles (files, the plan, the versions) and folds events into
 //! its view.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::core::events::{EventSink, TeamEvent};
@@ -46,6 +46,10 @@ pub struct Runner {
     on_stop: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
     /// Follows the answers streaming, for the page-hide save (sessions only).
     in_flight: Rc<RefCell<Option<InFlight>>>,
+    /// Set while the page goes away (`pagehide`), once the run is kept:
+    /// the end of a run the page itself cut off is then not saved. The
+    /// site's is `InFlight::leaving`; a widget gives its own.
+    leaving: RefCell<Option<Rc<Cell<bool>>>>,
     /// Where the session is kept, if it is.
     keeper: Rc<RefCell<Option<Rc<Keeper>>>>,
     /// Why saving stopped working, shown by the UI.
@@ -178,6 +182,7 @@ impl Runner {
             transport,
             on_stop,
             in_flight,
+            leaving: RefCell::default(),
             keeper: Rc::default(),
             storage_error: Rc::default(),
             on_end: Rc::default(),
@@ -208,30 +213,37 @@ impl Runner {
     /// Keep the team in `keeper`'s session from now on; saves it as it
     /// stands first (the idea, or the restored state) with `status`.
     pub async fn keep_in(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
-        self.keep(keeper, status, true).await
+        self.keep(keeper, status, None).await
     }
 
     /// As [`Runner::keep_in`], but without following the answers as they
-    /// stream (the widget: it adds no page-hide handler to its host's
-    /// window, and its sessions' ids are only unique in their own
-    /// database). A call cut off by a reload is made again all the same;
-    /// only its partial text is not shown.
-    pub async fn keep_in_quietly(&self, keeper: Keeper, status: SessionStatus) -> Result<(), StoreError> {
-        self.keep(keeper, status, false).await
+    /// stream (the widget: its sessions' ids are only unique in their own
+    /// database, and it leaves the tab's page-hide handler alone). A call
+    /// cut off by a reload is made again all the same; only its partial
+    /// text is not shown. `leaving` says the page is going away, as
+    /// `InFlight::leaving` does for the site (the widget sets it on its
+    /// own `pagehide`, a listener it removes with itself).
+    pub async fn keep_in_quietly(&self, keeper: Keeper, status: SessionStatus, leaving: Rc<Cell<bool>>) -> Result<(), StoreError> {
+        self.keep(keeper, status, Some(leaving)).await
     }
 
-    async fn keep(&self, keeper: Keeper, status: SessionStatus, follow_streams: bool) -> Result<(), StoreError> {
+    /// `leaving`: `None` follows the answers streaming and takes the tab's
+    /// flag (`InFlight::current`).
+    async fn keep(&self, keeper: Keeper, status: SessionStatus, leaving: Option<Rc<Cell<bool>>>) -> Result<(), StoreError> {
         let keeper = Rc::new(keeper);
         let snapshot = {
             let mut team = self.session.team().borrow_mut();
             team.keep_durable(Rc::new(keeper.sink()));
             team.snapshot()
         };
-        if follow_streams {
+        let leaving = leaving.unwrap_or_else(|| {
             let in_flight = InFlight::current();
             *in_flight.session_id.borrow_mut() = Some(keeper.session_id.clone());
+            let leaving = in_flight.leaving.clone();
             *self.in_flight.borrow_mut() = Some(in_flight);
-        }
+            leaving
+        });
+        *self.leaving.borrow_mut() = Some(leaving);
         *self.keeper.borrow_mut() = Some(keeper.clone());
         let (end_keeper, error) = (keeper.clone(), self.storage_error.clone());
         *self.on_end.borrow_mut() = Some(Rc::new(move |snapshot, status| {
@@ -307,7 +319,7 @@ impl Runner {
         let session = self.session.clone();
         let on_end = self.on_end.borrow().clone();
         let on_run_end = self.on_run_end.clone();
-        let leaving = self.in_flight.borrow().as_ref().map(|f| f.leaving.clone());
+        let leaving = self.leaving.borrow().clone();
         wasm_bindgen_futures::spawn_local(async move {
             let Some(end) = session.run().await else { return };
             // A reload or a closed tab aborts the requests in flight: that

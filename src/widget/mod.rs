@@ -36,7 +36,7 @@ use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
 #[cfg(feature = "widget-keep")]
 use crate::core::store::{SessionData, SessionStatus};
-use crate::core::view::{stop_text, EntryKind, RunState, RunView};
+use crate::core::view::{EntryKind, RunState, RunView};
 #[cfg(feature = "widget-keep")]
 use crate::web::idb_store::IdbStore;
 use crate::web::runner::Runner;
@@ -82,6 +82,10 @@ struct Inner {
     /// The kept conversation is leased to another tab (or one just closed).
     #[cfg(feature = "widget-keep")]
     waiting_for_lease: Cell<bool>,
+    /// The page is going away (the JS sets it on `pagehide`): the kept run
+    /// it cuts off is not saved as ended (`Runner::keep_in_quietly`).
+    #[cfg(feature = "widget-keep")]
+    leaving: Rc<Cell<bool>>,
 }
 
 /// How often a widget retries a conversation another tab holds.
@@ -124,6 +128,8 @@ impl Agent {
             interrupted: Cell::new(false),
             #[cfg(feature = "widget-keep")]
             waiting_for_lease: Cell::new(false),
+            #[cfg(feature = "widget-keep")]
+            leaving: Rc::default(),
         });
         inner.render();
         if let Some(storage_key) = options.storage_key {
@@ -207,6 +213,16 @@ impl Agent {
         }
     }
 
+    /// The page is going away (`pagehide`: true) or back from the
+    /// back/forward cache (`pageshow`: false). Only a kept team cares.
+    #[wasm_bindgen(js_name = pageLeaving)]
+    pub fn page_leaving(&self, leaving: bool) {
+        #[cfg(feature = "widget-keep")]
+        self.inner.leaving.set(leaving);
+        #[cfg(not(feature = "widget-keep"))]
+        let _ = leaving;
+    }
+
     /// Whether the team is working.
     #[wasm_bindgen(getter)]
     pub fn running(&self) -> bool {
@@ -282,7 +298,7 @@ impl Inner {
             match made {
                 Ok(keeper) if !this.disposed.get() => {
                     let runner = this.start(&key, &text);
-                    match runner.keep_in_quietly(keeper, SessionStatus::Running).await {
+                    match runner.keep_in_quietly(keeper, SessionStatus::Running, this.leaving.clone()).await {
                         Ok(()) => runner.resume(None),
                         Err(e) => {
                             this.problem(&format!("The team did not start: the conversation could not be saved ({e})."));
@@ -353,11 +369,30 @@ impl Inner {
         runner.resume(Some(self.settings.budget));
     }
 
+    /// Open the conversation kept under `storage_key`, then tell the JS
+    /// ("opened"): `mount` resolves then, so a `send` after it is not
+    /// refused for a conversation still loading. A run the reload cut off
+    /// carries on a task later: the page's code after `await mount(...)`
+    /// (its tools, its context) comes first, so the call made again sees them.
+    #[cfg(feature = "widget-keep")]
+    async fn restore(self: Rc<Self>, storage_key: String) {
+        self.clone().open_kept(storage_key).await;
+        self.emit("opened", &Value::Null);
+        crate::web::transport::sleep(0).await;
+        let Some(runner) = self.runner.borrow().clone() else { return };
+        // Not when the page has sent something meanwhile (that carried on).
+        if self.interrupted.get() && !self.needs_key.get() && !self.disposed.get() {
+            self.interrupted.set(false);
+            self.continue_run(&runner);
+            self.render();
+        }
+    }
+
     #[cfg(feature = "widget-keep")]
     /// Open the conversation kept under `storage_key` (if any): its team
-    /// restored as the site restores a session, its entries shown, and a
-    /// run the reload cut off resumed (or, with a typed key, waiting for it).
-    async fn restore(self: Rc<Self>, storage_key: String) {
+    /// restored as the site restores a session and its entries shown (a run
+    /// the reload cut off is marked `interrupted`).
+    async fn open_kept(self: Rc<Self>, storage_key: String) {
         let store = match keep::open(&storage_key).await {
             Ok(store) => store,
             Err(e) => {
@@ -394,12 +429,6 @@ impl Inner {
         }
         self.check_plan();
         self.render();
-        let Some(runner) = self.runner.borrow().clone() else { return };
-        if self.interrupted.get() && !self.needs_key.get() {
-            self.interrupted.set(false);
-            self.continue_run(&runner);
-            self.render();
-        }
     }
 
     #[cfg(feature = "widget-keep")]
@@ -437,7 +466,7 @@ impl Inner {
         let (reason, status) = runner.session.reopened(data.session.status);
         *self.view.borrow_mut() = RunView::restored(&snapshot, reason);
         let runner = Rc::new(runner);
-        let kept = runner.keep_in_quietly(keeper, status).await;
+        let kept = runner.keep_in_quietly(keeper, status, self.leaving.clone()).await;
         *self.runner.borrow_mut() = Some(runner);
         self.needs_key.set(self.key_source == KeySource::User);
         self.interrupted.set(status == SessionStatus::Interrupted);
@@ -516,7 +545,7 @@ impl Inner {
             changed.push(json!({
                 "id": entry.id,
                 "role": entry.role,
-                "kind": kind_name(entry.kind),
+                "kind": entry.kind.class(),
                 "text": entry.text,
                 "live": entry.live,
             }));
@@ -535,13 +564,11 @@ impl Inner {
             _ if self.loading.get() && view.entries.is_empty() => ("Loading the conversation…".into(), false),
             #[cfg(feature = "widget-keep")]
             _ if waiting_for_key => ("The page was reloaded while the team was working. Enter your key and press Send to carry on.".into(), false),
-            RunState::NotStarted => (String::new(), false),
-            RunState::Running if question.is_some() => ("Waiting for your answer.".into(), false),
-            RunState::Running => {
-                let busy: Vec<String> = view.busy.iter().map(|(role, doing)| format!("{role} is {doing}")).collect();
-                (if busy.is_empty() { "Working…".into() } else { busy.join(", ") }, false)
-            }
-            RunState::Stopped(reason) => (stop_text(reason), !matches!(reason, StopReason::Idle)),
+            // Before the first message there is no team to speak of.
+            RunState::NotStarted if self.runner.borrow().is_none() => (String::new(), false),
+            // The team's status is the site's (`RunView::status`); a stop
+            // other than finishing shows as a problem.
+            state => (view.status(), matches!(state, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
         };
         let cost = if view.cost.is_empty() { String::new() } else { format!("${:.4} of ${:.2}", view.total_dollars, self.settings.budget) };
         let running = self.runner.borrow().as_ref().is_some_and(|r| r.is_running()) && !matches!(view.state, RunState::Stopped(_));
@@ -554,14 +581,3 @@ impl Inner {
     }
 }
 
-/// The class and saved name of an entry kind.
-fn kind_name(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::User => "user",
-        EntryKind::Answer => "answer",
-        EntryKind::Message { .. } => "message",
-        EntryKind::Reply => "reply",
-        EntryKind::Question { .. } => "question",
-        EntryKind::Error => "error",
-    }
-}

@@ -11,7 +11,8 @@
 // function the page registered (asked for approval first when the tool says
 // `confirm`), never text from the model. No eval, no inline styles (a
 // constructed stylesheet), no globals, no listeners outside the widget's
-// own elements: unmount() removes everything mount() added.
+// own elements but the window's pagehide/pageshow for a widget that keeps
+// its conversation: unmount() removes everything mount() added.
 import init, { Agent as PlainAgent } from './tabteam.js';
 
 // Two builds of the engine: the plain one, and one that can keep the team
@@ -106,7 +107,8 @@ export function optionsFromAttributes(element) {
 
 /**
  * Render a widget into `element` (appends one child, `<tabteam-view>`, whose
- * shadow root holds the widget). Resolves, once it is on screen, to a handle:
+ * shadow root holds the widget). Resolves, once it is on screen (and, with
+ * `storageKey`, once its kept conversation is open, so send() works), to a handle:
  * { send(text), answer(questionId, text), stop(), unmount(), running, mountMs,
  *   setTools(list), registerTool(tool), tools, setContext(key, text), removeContext(key) }.
  * Rejects with a clear message for bad options.
@@ -142,11 +144,15 @@ export async function mount(element, options = {}) {
   let question = null;
   let resumable = false;
   let alive = true;
+  // With `storageKey`, resolved when the engine has opened the kept conversation.
+  let opened;
+  const open = team.storageKey != null ? new Promise((resolve) => { opened = resolve; }) : null;
 
   const update = (name, json) => {
     if (!alive) return;
     const detail = JSON.parse(json);
     if (name === 'render') return render(detail);
+    if (name === 'opened') return opened();
     if (HOST_EVENTS.has(name)) element.dispatchEvent(new CustomEvent(name, { detail }));
   };
   const config = {};
@@ -273,12 +279,21 @@ export async function mount(element, options = {}) {
     declineAll();
     agent.stop();
   };
+  // A reload or a closed tab aborts the calls in flight: the engine must
+  // not save that as the run's end (it stays running, and resumes).
+  const onHide = () => agent.pageLeaving(true);
+  const onShow = () => agent.pageLeaving(false);
   ui.form.addEventListener('submit', submit);
   ui.text.addEventListener('keydown', onKey);
   ui.stop.addEventListener('click', onStop);
+  if (open) {
+    addEventListener('pagehide', onHide);
+    addEventListener('pageshow', onShow);
+  }
 
   element.append(view);
   const mountMs = performance.now() - started;
+  await open;
 
   return {
     mountMs,
@@ -313,6 +328,8 @@ export async function mount(element, options = {}) {
       ui.form.removeEventListener('submit', submit);
       ui.text.removeEventListener('keydown', onKey);
       ui.stop.removeEventListener('click', onStop);
+      removeEventListener('pagehide', onHide);
+      removeEventListener('pageshow', onShow);
       view.remove();
       shown.clear();
     },

@@ -18,8 +18,8 @@ const env = useSiteAndLlm();
  * is checked for an `on*` attribute (window.__onAttributes), and the
  * console's policy messages are kept apart (`policy`).
  */
-async function openWatchedPage(theme) {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function openWatchedPage(theme, { serviceWorkers = 'allow' } = {}) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers });
   if (theme) await context.addInitScript((t) => { if (window === window.top) localStorage.setItem('tabteam.theme.v1', t); }, theme);
   await context.addInitScript(() => {
     if (window !== window.top) return;
@@ -74,9 +74,16 @@ async function diagramShots(page, name) {
  * every frame.
  */
 async function diagramFrameViolations(page) {
-  const frames = page.frames().filter((f) => f.url().endsWith('/sandbox/diagram.html'));
-  assert.equal(frames.length, 1, `one diagram frame: ${page.frames().map((f) => f.url())}`);
-  return frames[0].evaluate(() => window.__cspViolations ?? null);
+  return (await diagramFrame(page)).evaluate(() => window.__cspViolations ?? null);
+}
+
+/** The diagram frame: the sandboxed child of the host frame (sandbox/host.html) the app made for diagrams. */
+async function diagramFrame(page) {
+  const host = await (await page.getByTestId('diagram-frame').elementHandle()).contentFrame();
+  assert.ok(host.url().endsWith('/sandbox/host.html'), host.url());
+  const children = host.childFrames();
+  assert.equal(children.length, 1, `one diagram frame: ${children.map((f) => f.url())}`);
+  return children[0];
 }
 
 /** Contrast ratios of the page's text colours against their backgrounds. */
@@ -186,7 +193,7 @@ test('hostile mermaid diagrams are drawn inert; a broken one shows its source', 
   // Chromium reports an inline handler when any document with a policy
   // parses one, even mermaid's sanitizer (DOMPurify) parsing the label into
   // an inert document to remove it: that now happens in the frame only.
-  for (const v of await diagramFrameViolations(page)) assert.match(v, /^script-src-attr blocked inline at .*\/lazy\/mermaid\/mermaid\.min\.js/, v);
+  for (const v of await diagramFrameViolations(page)) assert.match(v, /^script-src-attr blocked inline at about(:srcdoc)?:\d+$/, v);
   assert.deepEqual(problems.filter((p) => !p.includes('Content Security Policy directive')), []);
   await context.close();
 });
@@ -301,16 +308,19 @@ test('every diagram kind is laid out in the sandboxed frame; hostile labels neve
   // The frame: an opaque-origin sandbox, off screen, made once.
   const frame = page.getByTestId('diagram-frame');
   assert.equal(await frame.count(), 1);
-  assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
-  assert.equal(await page.frames().find((f) => f.url().endsWith('/sandbox/diagram.html')).evaluate(() => origin), 'null');
-  // mermaid never loaded into the app's own document.
-  assert.deepEqual(await page.evaluate(() => [typeof window.mermaid, performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('mermaid'))]), ['undefined', []]);
+  assert.equal(await page.frameLocator('[data-testid=diagram-frame]').locator('iframe').getAttribute('sandbox'), 'allow-scripts');
+  assert.equal(await (await diagramFrame(page)).evaluate(() => origin), 'null');
+  // mermaid never ran in the app's own document: the app only read its
+  // text (one fetch, to build the frame's document), and no script of the
+  // page names it.
+  assert.deepEqual(await page.evaluate(() => [typeof window.mermaid, document.querySelectorAll('script[src*=mermaid]').length,
+    performance.getEntriesByType('resource').filter((e) => e.name.includes('mermaid')).map((e) => e.initiatorType)]), ['undefined', 0, ['fetch']]);
 
   const inFrame = await diagramFrameViolations(page);
   assert.ok(Array.isArray(inFrame), 'the frame is watched too');
-  for (const v of inFrame) assert.match(v, /^script-src-attr blocked inline at .*\/lazy\/mermaid\/mermaid\.min\.js/, v);
+  for (const v of inFrame) assert.match(v, /^script-src-attr blocked inline at about(:srcdoc)?:\d+$/, v);
   assert.equal(policy.length, inFrame.length, `console policy messages are the frame's: ${policy.join('\n')}`);
-  for (const line of policy) assert.match(line, /inline event handler .* at .*\/lazy\/mermaid\/mermaid\.min\.js$/, line);
+  for (const line of policy) assert.match(line, /inline event handler .* at about:srcdoc$/, line);
   assert.deepEqual(problems, []);
   await diagramShots(page, 'artifacts-diagram-kinds-hostile');
 
@@ -340,21 +350,24 @@ const SUBVERTED_SVG = [
   '</svg>',
 ].join('');
 
+// (It runs where diagram.js would, after protocol.js: TABTEAM_SANDBOX names the messages.)
 const SUBVERTED_FRAME = `
+const P = TABTEAM_SANDBOX;
 addEventListener('message', (ev) => {
   const m = ev.data;
-  if (!m || m.kind !== 'diagram') return;
+  if (!m || m[P.command] !== P.diagram) return;
   const svg = m.source.includes('second') ? '<p>not a picture</p><svg></svg>' : ${JSON.stringify(SUBVERTED_SVG)};
-  parent.postMessage({ tabteam: 'diagram', id: m.id, svg }, '*');
+  parent.postMessage({ [P.event]: P.drawn, id: m.id, svg }, '*');
 });
-parent.postMessage({ tabteam: 'ready' }, '*');
+parent.postMessage({ [P.event]: P.ready }, '*');
 `;
 
 test('a subverted diagram frame: its SVG is cut to the allowlist before it enters the page', async () => {
   const model = 'e2e-mermaid-subverted';
   const answer = ['Two:', '```mermaid', 'flowchart TD', '    A --> B', '```', '', '```mermaid', 'flowchart TD', '    second --> C', '```'].join('\n');
   await script(env.llm, model, [{ text: 'QUICK' }, { text: answer }]);
-  const { page, context, problems, policy } = await openWatchedPage();
+  // No service worker: it would fetch diagram.js past the route below.
+  const { page, context, problems, policy } = await openWatchedPage(undefined, { serviceWorkers: 'block' });
   await page.route('**/sandbox/diagram.js', (route) => route.fulfill({ contentType: 'text/javascript', body: SUBVERTED_FRAME }));
   const outside = [];
   page.on('request', (r) => { if (r.url().includes('127.0.0.1:9/')) outside.push(r.url()); });

@@ -59,7 +59,7 @@ const breakingTurns = () => [
   ...oneTask('2', 'Make add subtract', [cmd('Editor.replace', { path: 'add.js', old: 'a + b', new: 'a - b' })], 'add now subtracts.'),
 ];
 
-const frame = (page) => page.frameLocator('[data-testid=preview] iframe');
+const frame = (page) => page.frameLocator('[data-testid=preview] iframe').frameLocator('iframe');
 const shootPane = (page, id, name) => page.getByTestId(id).screenshot({ path: join(screenshotDir, `${name}.png`) });
 const version = (page, n) => page.locator(`[data-testid=version][data-number="${n}"]`);
 

@@ -1,7 +1,9 @@
 // Installable and offline (issue #21): after one visit the service worker
 // (www/sw.js, written by scripts/service-worker.mjs) holds the build, and
 // the site starts and replays the sample run with the server gone and the
-// browser offline; a new build (a new app-<hash>/ folder) gets a new cache,
+// browser offline: the game runs in the Preview, its tests pass, and the
+// design's diagrams draw (the sandboxed frames are srcdoc documents in the
+// host frame sandbox/host.html, which the worker serves); a new build (a new app-<hash>/ folder) gets a new cache,
 // and the old one is deleted once no tab runs the old build.
 //
 // Each test serves its own copy of dist/, so it can stop the server or
@@ -12,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSite, cspViolations, screenshot, root } from './harness.mjs';
+import { startSite, cspViolations, screenshot, root, showTab } from './harness.mjs';
 import { waitFor } from './company-run.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 import { versionedName } from '../../scripts/content-version.mjs';
@@ -75,8 +77,9 @@ test('after one visit the site starts and replays the sample run with no network
   const { version, files, text } = serviceWorker(dist, TEMPLATE);
   assert.equal(readFileSync(join(dist, 'sw.js'), 'utf8'), text);
   assert.ok(files.includes('index.html') && files.includes(`${appFolder(dist)}/split_run.wasm`), `the worker keeps the page and the app: ${files}`);
-  assert.ok(files.includes('sandbox/frame.html') && files.includes('manifest.webmanifest'));
-  assert.ok(!files.some((f) => f.startsWith('lazy/mermaid/')), 'mermaid is left to the network');
+  for (const f of ['sandbox/host.html', 'sandbox/host.js', 'sandbox/protocol.js', 'sandbox/diagram.js', 'lazy/mermaid/mermaid.min.js', 'manifest.webmanifest']) {
+    assert.ok(files.includes(f), `the worker keeps ${f}`);
+  }
 
   const { server } = await servedCopy();
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -94,7 +97,7 @@ test('after one visit the site starts and replays the sample run with no network
   await server.close();
   await context.setOffline(true);
   const providerCalls = [];
-  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) providerCalls.push(r.url()); });
+  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !/^(data|blob):/.test(r.url())) providerCalls.push(r.url()); });
   await page.reload();
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
   await page.getByTestId('replay').click();
@@ -104,6 +107,32 @@ test('after one visit the site starts and replays the sample run with no network
   assert.ok(conversation.includes('Your 2048 game is ready'), 'the replay played to its end');
   assert.equal(await page.locator('[data-testid=plan] li.done').count(), 5);
   await screenshot(page, 'offline-replay-done');
+
+  // The game it built runs in the Preview, offline, and answers a key.
+  await showTab(page, 'preview');
+  const game = page.frameLocator('[data-testid=preview] iframe').frameLocator('iframe');
+  await game.locator('#board .tile').first().waitFor({ timeout: 15000 });
+  assert.equal(await game.locator('#board .tile').count(), 16, 'a 4×4 grid');
+  await page.getByTestId('console').filter({ hasText: '2048 ready' }).waitFor({ timeout: 5000 });
+  await game.locator('#board').click();
+  await page.keyboard.press('ArrowLeft');
+  await game.locator('#score').filter({ hasText: 'Score: 4' }).waitFor({ timeout: 5000 });
+  await screenshot(page, 'offline-preview');
+  // Its tests run again, offline, and pass.
+  await page.getByTestId('run-tests').click();
+  await page.getByTestId('test-results').filter({ hasText: 'Tests: 3 passed' }).waitFor({ timeout: 15000 });
+  assert.equal(await page.locator('[data-testid=test-results] li.passed').count(), 3);
+  await screenshot(page, 'offline-tests');
+  // The design's diagrams draw, offline.
+  await showTab(page, 'docs');
+  await page.getByTestId('docs').getByRole('button', { name: 'Design' }).click();
+  const diagrams = page.getByTestId('doc').locator('figure.diagram');
+  await diagrams.nth(1).locator('svg').waitFor({ timeout: 30000 });
+  assert.equal(await page.getByTestId('diagram-error').count(), 0, 'every diagram was drawn');
+  assert.match(await diagrams.nth(0).locator('svg').textContent(), /Game/);
+  assert.match(await diagrams.nth(1).locator('svg').textContent(), /key press/);
+  await screenshot(page, 'offline-docs');
+
   assert.deepEqual(providerCalls, []);
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(problems, []);

@@ -77,7 +77,7 @@ test('the sample run replays to the end with no key and no provider request', as
   // The game it built runs in the Preview (the sandboxed frame) and plays.
   const preview = page.getByTestId('preview');
   assert.ok(!(await preview.textContent()).includes('not available'), 'the replay has a sandbox');
-  const frame = page.frameLocator('[data-testid=preview] iframe');
+  const frame = page.frameLocator('[data-testid=preview] iframe').frameLocator('iframe');
   await frame.locator('#board .tile').first().waitFor({ timeout: 15000 });
   assert.equal(await frame.locator('#board .tile').count(), 16, 'a 4×4 grid');
   assert.equal(await frame.locator('#score').textContent(), 'Score: 0');

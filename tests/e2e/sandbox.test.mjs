@@ -16,7 +16,10 @@ async function runTeam(page, model, idea) {
   await page.getByLabel('Your idea').fill(idea);
   await page.getByTestId('start').click();
   try {
-    await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 60000 });
+    // "Done: version N …": the version's own test run has ended too (before
+    // it the status says "Done: every role is idle."), so a click on Run
+    // tests below starts the only run.
+    await page.getByTestId('status').filter({ hasText: /Done: version \d+/ }).waitFor({ timeout: 60000 });
   } catch (e) {
     await screenshot(page, `sandbox-${model}-failed`);
     throw new Error(`the run did not finish: status "${await page.getByTestId('status').textContent()}"`);
@@ -27,7 +30,8 @@ async function runTeam(page, model, idea) {
 // out-of-process sandbox frame blank when it is below the fold.
 const shootPane = (page, name) => page.getByTestId('preview').screenshot({ path: join(screenshotDir, `${name}.png`) });
 
-const previewFrame = (page) => page.frameLocator('[data-testid=preview] iframe');
+// The host frame (sandbox/host.html) in the pane, and in it the sandboxed page.
+const previewFrame = (page) => page.frameLocator('[data-testid=preview] iframe').frameLocator('iframe');
 
 test('the 2048 game runs in the preview; a failing test goes to the engineer and passes after the fix', async () => {
   const model = 'e2e-sandbox-2048';
@@ -73,9 +77,9 @@ test('the 2048 game runs in the preview; a failing test goes to the engineer and
 
   // The preview in a tab of its own, still sandboxed.
   const [tab] = await Promise.all([context.waitForEvent('page'), page.getByTestId('open-tab').click()]);
-  const tabFrame = tab.frameLocator('iframe');
+  const tabFrame = tab.frameLocator('iframe').frameLocator('iframe');
   await tabFrame.locator('#board .tile').first().waitFor({ timeout: 10000 });
-  assert.equal(await tab.locator('iframe').getAttribute('sandbox'), 'allow-scripts');
+  assert.equal(await tab.frameLocator('iframe').locator('iframe').getAttribute('sandbox'), 'allow-scripts');
   await screenshot(tab, 'sandbox-3-own-tab');
   assert.deepEqual(problems, []);
   await context.close();

@@ -130,10 +130,12 @@ test('export, delete and import give the same session back; rename and duplicate
   const before = await finalState(page);
   const row = page.locator('[data-testid=session]').filter({ hasText: IDEA }).first();
 
-  // Rename (the browser's prompt) and duplicate, in the top bar's switcher.
+  // Rename (in place: rename.test.mjs) and duplicate, in the top bar's switcher.
   await showSessions(page);
-  page.once('dialog', (d) => d.accept('My 2048'));
   await row.getByTestId('session-rename').click();
+  // (The row's title is now a field, so the row no longer has the idea as text.)
+  await page.getByTestId('session-name').fill('My 2048');
+  await page.keyboard.press('Enter');
   const renamed = page.locator('[data-testid=session]').filter({ hasText: 'My 2048' }).filter({ hasNotText: 'copy' });
   await renamed.waitFor();
   await renamed.getByTestId('session-duplicate').click();

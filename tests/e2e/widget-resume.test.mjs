@@ -3,7 +3,8 @@
 // with storage-key the widget keeps its team in IndexedDB through the
 // site's store and run controller, so a reload while a call is under way
 // brings the conversation back as it was and the run carries on to its end,
-// making again only the call the reload cut off (the server's request log).
+// making again only the call the reload cut off (the server's request log),
+// also when the page goes away part-way through an answer's stream.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
@@ -74,6 +75,49 @@ test('a reload mid-run: the conversation comes back and the run resumes, no fini
   assert.deepEqual(calls, ['call mum']);
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the page going away mid-stream: the cut-off run is not saved as ended, so a reload resumes it', async () => {
+  // A reload first fires `pagehide`, then the browser cuts the calls in
+  // flight. Here the page hears `pagehide` and the server cuts the stream
+  // part-way: the run ends with that failure, which the widget must not save
+  // (its session stays running); the reload then resumes it.
+  const model = 'wr-stream';
+  const second = { text: answer('Adding the first one to the list now.', [cmd('Host.add_todo', { text: 'buy milk' })]) };
+  await script(env.llm, model, [
+    { text: 'TASK' },
+    { ...second, chunk_chars: 4, chunk_delay_ms: 250, cut_after_chunks: 12 },
+    // The call made again after the reload.
+    second,
+    { text: answer('Added.', [cmd('RoleZero.reply_to_human', { content: 'I added "buy milk".' }), cmd('end')]) },
+  ]);
+  const url = `${env.site.url}/widget/index.html?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}&storage=acme-stream`;
+  const { page, context, problems } = await openWidgetPage(env.browser, url);
+  await widget(page).locator('[data-testid=input]').fill('add buy milk');
+  await widget(page).locator('[data-testid=send]').click();
+  // Part of the second answer is on screen, the rest still coming.
+  await conversation(page).locator('li.live').filter({ hasText: 'Adding the' }).waitFor({ timeout: 20000 });
+  await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide')));
+  // The cut ends the run (the widget says so; its end is not saved).
+  await page.waitForFunction(() => window.tabteamDemo.events.some((e) => e.name === 'error'), null, { timeout: 20000 });
+  await page.waitForTimeout(500);
+  assert.equal((await requests(env.llm, model)).length, 2);
+
+  await page.reload();
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  await conversation(page).getByText('I added "buy milk".').waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => window.tabteamDemo.events.some((e) => e.name === 'finished'), null, { timeout: 20000 });
+  assert.match(await widget(page).locator('[data-testid=status]').textContent(), /Done/);
+  const log = await requests(env.llm, model);
+  assert.equal(log.length, 4, 'three calls, plus the one cut off');
+  // The call made again is the one cut off, with the page's tools and context.
+  assert.equal(JSON.stringify(log[2].messages), JSON.stringify(log[1].messages));
+  const calls = (await page.evaluate(() => window.tabteamDemo.events.filter((e) => e.name === 'tool-call'))).map((e) => e.detail.args.text);
+  assert.deepEqual(calls, ['buy milk']);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  // The browser's own report of the stream the server cut is expected.
+  assert.deepEqual(problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING')), []);
   await context.close();
 });
 

@@ -2,8 +2,9 @@
 // scripts/build-widget.sh): hostile host CSS and a strict CSP, a scripted
 // conversation against the local LLM server with the host events and their
 // payloads, a host callback supplying the key, two widgets that stay
-// independent (and keep their own saved conversations), and unmount()
-// leaving nothing behind. Prints the mount-to-render times.
+// independent (and keep their own saved conversations), send() right after
+// mount() with storageKey, and unmount() leaving nothing behind. Prints the
+// mount-to-render times.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
@@ -140,9 +141,8 @@ test('a host callback supplies the key per call; two widgets stay independent an
   const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const { page, problems } = await openDemo(model, context);
   await page.fill('#proxy-token', 'host-token-123456789');
-  // A widget that keeps its session (storage-key) opens it after it is on
-  // screen; until then send() refuses (false, and an `error` event).
-  await page.waitForFunction(() => window.tabteamDemo.handles.docs.send('How do I install?'), null, { timeout: 10000 });
+  // The page is `ready` once mount() resolved: the kept conversation is open.
+  assert.equal(await page.evaluate(() => window.tabteamDemo.handles.docs.send('How do I install?')), true);
   await finished(page, 'docs');
   assert.equal(await page.evaluate(() => window.tabteamDemo.getKeyCalls), 2, 'asked once per call');
   let log = await requests(env.llm, model);
@@ -207,6 +207,37 @@ test('a host callback supplies the key per call; two widgets stay independent an
   assert.match(await again.page.locator('#support [data-testid=status]').textContent(), /Done/);
   assert.deepEqual(await again.page.evaluate(() => window.__violations), []);
   assert.deepEqual([...problems, ...again.problems], []);
+  await context.close();
+});
+
+test('with storageKey, send() right after mount() goes out; the window listeners go with unmount()', async () => {
+  const model = 'w-kept-send';
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'Sent at once.' }]);
+  const { page, context, problems } = await openDemo(model);
+  const cdp = await context.newCDPSession(page);
+  const windowListeners = async () => {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
+    return (await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId })).listeners.map((l) => l.type).sort();
+  };
+  const before = await windowListeners();
+  const sent = await page.evaluate(async (base) => {
+    const probe = document.createElement('div');
+    probe.id = 'kept-probe';
+    document.body.append(probe);
+    const handle = await window.tabteamDemo.mount(probe, { preset: 'custom', baseUrl: base, model: 'w-kept-send', priceIn: 1, priceOut: 2, keySource: 'none', storageKey: 'kept-probe' });
+    window.__kept = handle;
+    // No waiting: mount() resolved, so the kept conversation is open.
+    return handle.send('Send this at once');
+  }, `${env.llm.url}/v1`);
+  assert.equal(sent, true, 'send() right after mount() is accepted');
+  await page.locator('#kept-probe [data-testid=conversation]').filter({ hasText: 'Sent at once.' }).waitFor({ timeout: 20000 });
+  const log = await requests(env.llm, model);
+  assert.ok(log.length >= 1 && JSON.stringify(log[0].messages).includes('Send this at once'), 'the message reached the server');
+  assert.deepEqual(await windowListeners(), [...before, 'pagehide', 'pageshow'].sort(), 'a kept widget listens for the page going away');
+  await page.evaluate(() => window.__kept.unmount());
+  assert.deepEqual(await windowListeners(), before, 'and stops with unmount()');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
   await context.close();
 });
 

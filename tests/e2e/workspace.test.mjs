@@ -112,8 +112,10 @@ test('desktop: first card to Done, the Settings dialog, tabs by keyboard, the se
   await showSessions(page);
   await screenshot(page, 'workspace-4-switcher');
   const first = page.locator('[data-testid=session]').filter({ hasText: /^Say hello(?! again)/ });
-  page.once('dialog', (d) => d.accept('The first one'));
+  // Renamed in place (rename.test.mjs checks the field itself).
   await first.getByTestId('session-rename').click();
+  await page.getByTestId('session-name').fill('The first one');
+  await page.keyboard.press('Enter');
   const renamed = page.locator('[data-testid=session]').filter({ hasText: 'The first one' });
   await renamed.waitFor();
   await renamed.getByTestId('session-open').click();

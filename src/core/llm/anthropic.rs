@@ -7,8 +7,12 @@
 //! `response_format`, so `ChatRequest::json_mode` is left to the prompt.
 //! Prompt caching: two `cache_control` breakpoints (the system prompt, the
 //! end of the history), and the cache reads and writes in the usage.
+//! Answers are read as a `serde_json::Value`, field by field (as in
+//! `openai`, for the same reason: derived decoders of all-optional structs
+//! cost the widget's wasm more than they say); a field of an unexpected
+//! type counts as absent.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::http::{join_url, HttpRequest, Method};
@@ -65,22 +69,15 @@ pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, Llm
     if value.get("type").and_then(Value::as_str) == Some("error") || value.get("error").is_some_and(Value::is_object) {
         return Err(error_from_payload(&value));
     }
-    let response: WireResponse = serde_json::from_value(value).map_err(protocol_error)?;
-    let text: String = response
-        .content
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|b| b.kind.as_deref() == Some("text"))
-        .filter_map(|b| b.text)
-        .collect();
-    let usage = match response.usage {
+    let text: String = value["content"].as_array().into_iter().flatten().filter(|b| b["type"] == "text").map(|b| text_of(&b["text"])).collect();
+    let usage = match WireUsage::read(&value["usage"]) {
         Some(usage) => usage.into_usage(),
         None => estimate(prompt_chars, &text),
     };
     Ok(Completion {
-        finish: stop_reason(response.stop_reason.as_deref()),
+        finish: stop_reason(value["stop_reason"].as_str()),
         usage,
-        model: response.model.unwrap_or_default().into(),
+        model: text_of(&value["model"]).into(),
         text,
     })
 }
@@ -119,39 +116,41 @@ impl EventDecoder for AnthropicEvents {
         let parsed = match event.event.as_deref() {
             Some("error") => return Some(Err(error_from_event_data(&event.data))),
             Some(name) if !NEEDED_EVENTS.contains(&name) => return None,
-            _ => match serde_json::from_str::<WireEvent>(&event.data) {
-                Ok(parsed) => parsed,
+            _ => match serde_json::from_str::<Value>(&event.data) {
+                Ok(parsed) if parsed.is_object() => parsed,
+                Ok(_) => return Some(Err(LlmError::Protocol { message: "invalid messages JSON: expected an object".to_owned() })),
                 Err(e) => return Some(Err(protocol_error(e))),
             },
         };
-        let name = event.event.or_else(|| parsed.kind.clone()).unwrap_or_default();
+        let name = event.event.or_else(|| parsed["type"].as_str().map(str::to_owned)).unwrap_or_default();
         match name.as_str() {
             "message_start" => {
-                let message = parsed.message.unwrap_or_default();
-                if let Some(model) = message.model.filter(|m| !m.is_empty()) {
-                    self.model = model;
+                let message = &parsed["message"];
+                let model = text_of(&message["model"]);
+                if !model.is_empty() {
+                    self.model = model.to_owned();
                 }
-                if let Some(usage) = message.usage {
+                if let Some(usage) = WireUsage::read(&message["usage"]) {
                     self.usage = Some(usage);
                 }
             }
             "content_block_start" => {
-                let block = parsed.content_block.unwrap_or_default();
-                if block.kind.as_deref() == Some("text") {
-                    self.push_text(block.text, out);
+                let block = &parsed["content_block"];
+                if block["type"] == "text" {
+                    self.push_text(text_of(&block["text"]), out);
                 }
             }
             "content_block_delta" => {
-                let delta = parsed.delta.unwrap_or_default();
-                if delta.kind.as_deref() == Some("text_delta") {
-                    self.push_text(delta.text, out);
+                let delta = &parsed["delta"];
+                if delta["type"] == "text_delta" {
+                    self.push_text(text_of(&delta["text"]), out);
                 }
             }
             "message_delta" => {
-                if let Some(reason) = parsed.delta.and_then(|d| d.stop_reason) {
-                    self.stop_reason = Some(reason);
+                if let Some(reason) = parsed["delta"]["stop_reason"].as_str() {
+                    self.stop_reason = Some(reason.to_owned());
                 }
-                if let Some(usage) = parsed.usage {
+                if let Some(usage) = WireUsage::read(&parsed["usage"]) {
                     // Usage here is cumulative: it replaces, never adds.
                     self.usage = Some(self.usage.take().unwrap_or_default().merged(usage));
                 }
@@ -166,10 +165,10 @@ impl EventDecoder for AnthropicEvents {
 
 impl AnthropicEvents {
 
-    fn push_text(&mut self, text: Option<String>, out: &mut Vec<Result<StreamEvent, LlmError>>) {
-        if let Some(text) = text.filter(|t| !t.is_empty()) {
-            self.text.push_str(&text);
-            out.push(Ok(StreamEvent::Delta(text)));
+    fn push_text(&mut self, text: &str, out: &mut Vec<Result<StreamEvent, LlmError>>) {
+        if !text.is_empty() {
+            self.text.push_str(text);
+            out.push(Ok(StreamEvent::Delta(text.to_owned())));
         }
     }
 
@@ -270,6 +269,11 @@ fn protocol_error(e: serde_json::Error) -> LlmError {
     LlmError::Protocol { message: format!("invalid messages JSON: {e}") }
 }
 
+/// A string field's text; "" when it is missing, null or not a string.
+fn text_of(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}
+
 #[derive(Serialize)]
 struct WireRequest<'a> {
     model: &'a str,
@@ -344,73 +348,27 @@ impl Serialize for WireTurn {
     }
 }
 
-/// One streamed event's payload; fields not needed are skipped.
-#[derive(Deserialize)]
-struct WireEvent {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    message: Option<WireMessage>,
-    #[serde(default)]
-    content_block: Option<WireBlock>,
-    #[serde(default)]
-    delta: Option<WireDelta>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-}
-
-#[derive(Deserialize, Default)]
-struct WireMessage {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-}
-
-#[derive(Deserialize, Default)]
-struct WireBlock {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-}
-
-/// A `content_block_delta`'s or a `message_delta`'s `delta`.
-#[derive(Deserialize, Default)]
-struct WireDelta {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    stop_reason: Option<String>,
-}
-
-#[derive(Deserialize, Default, Debug, Clone, Copy)]
+/// The token counts of a `usage` object; a count missing (or not a
+/// number) is `None`, so a later report's counts can replace only those it has.
+#[derive(Default, Debug, Clone, Copy)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: Option<u64>,
-    #[serde(default)]
     output_tokens: Option<u64>,
-    #[serde(default)]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<u64>,
 }
 
-#[derive(Deserialize)]
-struct WireResponse {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    content: Option<Vec<WireBlock>>,
-    #[serde(default)]
-    stop_reason: Option<String>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-}
-
 impl WireUsage {
+    /// `usage` read, when it is an object.
+    fn read(usage: &Value) -> Option<WireUsage> {
+        usage.is_object().then(|| WireUsage {
+            input_tokens: usage["input_tokens"].as_u64(),
+            output_tokens: usage["output_tokens"].as_u64(),
+            cache_creation_input_tokens: usage["cache_creation_input_tokens"].as_u64(),
+            cache_read_input_tokens: usage["cache_read_input_tokens"].as_u64(),
+        })
+    }
+
     /// Fields present in `newer` replace ours.
     fn merged(self, newer: WireUsage) -> WireUsage {
         WireUsage {
@@ -571,5 +529,10 @@ mod tests {
             "err ProviderDown { status: 529, message: \"Overloaded\" }",
         );
         check("nope", "err Protocol { message: \"invalid messages JSON: expected ident at line 1 column 2\" }");
+        // A field of an unexpected type counts as absent.
+        check(
+            r#"{"model":["x"],"content":[{"type":"text","text":3},{"type":"text","text":"ok"}],"stop_reason":1,"usage":{"input_tokens":"4","output_tokens":2}}"#,
+            "\"ok\" Stop 0+2 0r0w ",
+        );
     }
 }

@@ -6,8 +6,13 @@
 //! feeds the bytes back), sends no SDK-style headers (`x-stainless-*`,
 //! `OpenAI-Beta`: they break CORS preflights on compatible servers), and
 //! ignores native tool calls and every choice but the first.
+//!
+//! Answers are read as a `serde_json::Value`, field by field, not through
+//! derived structs: every field is optional on compatible servers, so the
+//! structs were all `Option`s, and their derived decoders cost the widget
+//! ~2 KB gzip of wasm. A field of an unexpected type counts as absent.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::http::{join_url, HttpRequest, Method};
@@ -47,26 +52,23 @@ pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatReques
 
 /// Decode a non-streamed chat-completions response body.
 pub fn parse_response(body: &str, prompt_chars: usize) -> Result<Completion, LlmError> {
-    let response: WireResponse = serde_json::from_str(body).map_err(protocol_error)?;
-    if let Some(error) = response.error.filter(is_truthy) {
-        return Err(error_from_payload(&error_envelope(error)));
+    let response = parse_object(body)?;
+    if let Some(error) = response.get("error").filter(|e| is_truthy(e)) {
+        return Err(error_from_payload(&error_envelope(error.clone())));
     }
-    let choice = response
-        .choices
-        .unwrap_or_default()
-        .into_iter()
-        .find(|c| c.index.unwrap_or(0) == 0)
+    let choice = choices(&response)
+        .find(|c| index(c) == 0)
         .ok_or_else(|| LlmError::Protocol { message: "the response has no choices".to_owned() })?;
-    let message = choice.message.unwrap_or_default();
-    let content = message.content.unwrap_or_default();
-    let refusal = message.refusal.filter(|r| !r.is_empty());
-    let refused = refusal.is_some();
-    let text = if content.is_empty() { refusal.unwrap_or_default() } else { content };
-    let usage = response.usage.map(WireUsage::into_usage).unwrap_or_else(|| estimate(prompt_chars, &text));
+    let message = &choice["message"];
+    let content = text_of(&message["content"]);
+    let refusal = text_of(&message["refusal"]);
+    let refused = !refusal.is_empty();
+    let text = if content.is_empty() { refusal } else { content }.to_owned();
+    let usage = usage(&response).unwrap_or_else(|| estimate(prompt_chars, &text));
     Ok(Completion {
-        finish: finish_reason(choice.finish_reason.as_deref(), refused),
+        finish: finish_reason(choice["finish_reason"].as_str(), refused),
         usage,
-        model: response.model.unwrap_or_default().into(),
+        model: self::text_of(&response["model"]).into(),
         text,
     })
 }
@@ -107,39 +109,31 @@ impl EventDecoder for OpenAiEvents {
         if event.data.starts_with("[DONE]") {
             return Some(Ok(StreamEvent::Done(self.completion())));
         }
-        let chunk = match serde_json::from_str::<WireChunk>(&event.data) {
+        let chunk = match parse_object(&event.data) {
             Ok(chunk) => chunk,
-            Err(e) => {
-                // A chunk of an unexpected shape may still be an error report.
-                return Some(Err(match serde_json::from_str::<Value>(&event.data) {
-                    Ok(value) if value.get("error").is_some_and(is_truthy) => error_from_payload(&value),
-                    _ => protocol_error(e),
-                }));
-            }
+            Err(e) => return Some(Err(e)),
         };
-        if let Some(error) = chunk.error.filter(is_truthy) {
-            return Some(Err(error_from_payload(&error_envelope(error))));
+        if let Some(error) = chunk.get("error").filter(|e| is_truthy(e)) {
+            return Some(Err(error_from_payload(&error_envelope(error.clone()))));
         }
-        if let Some(model) = chunk.model.filter(|m| !m.is_empty()) {
-            self.model = model;
+        let model = text_of(&chunk["model"]);
+        if !model.is_empty() {
+            self.model = model.to_owned();
         }
-        if let Some(usage) = chunk.usage {
-            self.usage = Some(usage.into_usage());
+        if let Some(usage) = usage(&chunk) {
+            self.usage = Some(usage);
         }
-        for choice in chunk.choices.unwrap_or_default() {
-            if choice.index.unwrap_or(0) != 0 {
-                continue;
-            }
-            let delta = choice.delta.unwrap_or_default();
-            for (piece, is_refusal) in [(delta.content, false), (delta.refusal, true)] {
-                if let Some(piece) = piece.filter(|p| !p.is_empty()) {
+        for choice in choices(&chunk).filter(|c| index(c) == 0) {
+            let delta = &choice["delta"];
+            for (piece, is_refusal) in [(text_of(&delta["content"]), false), (text_of(&delta["refusal"]), true)] {
+                if !piece.is_empty() {
                     self.refused |= is_refusal;
-                    self.text.push_str(&piece);
-                    out.push(Ok(StreamEvent::Delta(piece)));
+                    self.text.push_str(piece);
+                    out.push(Ok(StreamEvent::Delta(piece.to_owned())));
                 }
             }
-            if let Some(reason) = choice.finish_reason {
-                self.finish_reason = Some(reason);
+            if let Some(reason) = choice["finish_reason"].as_str() {
+                self.finish_reason = Some(reason.to_owned());
             }
         }
         None
@@ -190,6 +184,43 @@ fn protocol_error(e: serde_json::Error) -> LlmError {
     LlmError::Protocol { message: format!("invalid chat-completions JSON: {e}") }
 }
 
+/// A response or a chunk: a JSON object (anything else is a protocol error).
+fn parse_object(json: &str) -> Result<Value, LlmError> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err(LlmError::Protocol { message: "invalid chat-completions JSON: expected an object".to_owned() }),
+        Err(e) => Err(protocol_error(e)),
+    }
+}
+
+/// A string field's text; "" when it is missing, null or not a string.
+fn text_of(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}
+
+/// The `choices` of a response or a chunk (none when missing).
+fn choices(value: &Value) -> impl Iterator<Item = &Value> {
+    value["choices"].as_array().into_iter().flatten()
+}
+
+/// A choice's `index` (a missing one is the first).
+fn index(choice: &Value) -> u64 {
+    choice["index"].as_u64().unwrap_or(0)
+}
+
+/// The `usage` of a response or a chunk, if it reports one. Cached tokens
+/// are part of `prompt_tokens` in both OpenAI's report (`prompt_tokens_details
+/// .cached_tokens`) and DeepSeek's (`prompt_cache_hit_tokens`); more cached
+/// than sent would be a server's error, so the figure is capped rather than
+/// trusted (never billed below zero).
+fn usage(value: &Value) -> Option<Usage> {
+    let usage = value.get("usage").filter(|u| u.is_object())?;
+    let count = |v: &Value| v.as_u64().unwrap_or(0);
+    let prompt_tokens = count(&usage["prompt_tokens"]);
+    let cached = usage["prompt_tokens_details"]["cached_tokens"].as_u64().or(usage["prompt_cache_hit_tokens"].as_u64());
+    Some(Usage { cached_tokens: cached.unwrap_or(0).min(prompt_tokens), ..Usage::new(prompt_tokens, count(&usage["completion_tokens"])) })
+}
+
 /// JavaScript truthiness, which is what the SDK tests an `error` key with.
 fn is_truthy(value: &Value) -> bool {
     match value {
@@ -238,95 +269,6 @@ struct StreamOptions {
 struct ResponseFormat {
     #[serde(rename = "type")]
     kind: &'static str,
-}
-
-/// One `data:` chunk. Every field is optional: compatible servers vary.
-#[derive(Deserialize)]
-struct WireChunk {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    choices: Option<Vec<WireChunkChoice>>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct WireChunkChoice {
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(default)]
-    delta: Option<WireDelta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
-}
-
-/// A streamed `delta` or a whole `message`; `tool_calls`, `reasoning` and
-/// the rest are skipped.
-#[derive(Deserialize, Default)]
-struct WireDelta {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    refusal: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: Option<u64>,
-    #[serde(default)]
-    completion_tokens: Option<u64>,
-    /// OpenAI: `{"cached_tokens": n}`, the prompt tokens its cache served.
-    #[serde(default)]
-    prompt_tokens_details: Option<WirePromptDetails>,
-    /// DeepSeek's name for the same figure.
-    #[serde(default)]
-    prompt_cache_hit_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct WirePromptDetails {
-    #[serde(default)]
-    cached_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct WireResponse {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    choices: Option<Vec<WireResponseChoice>>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct WireResponseChoice {
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(default)]
-    message: Option<WireDelta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
-}
-
-impl WireUsage {
-    /// Cached tokens are part of `prompt_tokens` in both OpenAI's and
-    /// DeepSeek's reports; more cached than sent would be a server's error,
-    /// so the figure is capped rather than trusted (never billed below zero).
-    fn into_usage(self) -> Usage {
-        let prompt_tokens = self.prompt_tokens.unwrap_or(0);
-        let cached = self.prompt_tokens_details.and_then(|d| d.cached_tokens).or(self.prompt_cache_hit_tokens);
-        Usage {
-            cached_tokens: cached.unwrap_or(0).min(prompt_tokens),
-            ..Usage::new(prompt_tokens, self.completion_tokens.unwrap_or(0))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -389,7 +331,12 @@ mod tests {
             "event: error\ndata: {\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}\n\n",
             "err RateLimited { message: \"slow down\", retry_after_ms: None }",
         );
-        check("data: [DONE]\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n", "done \"\" Stop 2+0~");
+        check("data: [DONE]\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n", "done \"\" Stop 2+0~");        // A field of an unexpected type counts as absent; a chunk that is no object is an error.
+        check(
+            "data: {\"model\":7,\"choices\":[{\"delta\":{\"content\":5,\"refusal\":null}},{\"delta\":{\"content\":\"b\"}}],\"usage\":\"n/a\"}\n\ndata: [DONE]\n\n",
+            "delta \"b\"; done \"b\" Stop 2+1~",
+        );
+        check("data: [1]\n\n", "err Protocol { message: \"invalid chat-completions JSON: expected an object\" }");
     }
 
     #[test]

@@ -167,7 +167,7 @@ impl Reactor for RoleZero {
                         if next < commands.len() && !failed {
                             let command = &commands[next];
                             let outcome = self.run_one(role, world, command, &mut p).await?;
-                            // The conversation says what the command did (`view_words`).
+                            // The conversation says what the command did (`view::words`).
                             world.events.emit_with(|| TeamEvent::CommandRan {
                                 role: role.shared_name(),
                                 command: command.clone(),

@@ -15,6 +15,8 @@
 //! - `bundle`: `FileMap`, the preview document with the project's scripts
 //!   and styles inlined as `data:` URLs, test modules with their relative
 //!   imports resolved, which files are tests.
+//! - `protocol`: the names of the messages to and from the frames (the
+//!   same strings as `www/sandbox/protocol.js`, checked by a test).
 //! - `base64`: the encoder for those `data:` URLs.
 //! - `commands`: `HasSandbox` and `Sandbox.run_tests`, `Sandbox.preview`,
 //!   `Sandbox.read_console`; failures go to the engineer for a few rounds.
@@ -24,6 +26,7 @@ mod base64;
 pub mod bundle;
 mod commands;
 mod port;
+pub mod protocol;
 mod report;
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
   // output and uncaught errors to the app as text, with the file and line
   // they came from when the browser tells (the script's URL, or "document"
   // for the page itself: the app maps it back to a project file), and says
-  // when the page has loaded. Runs inside the sandbox frame (opaque origin).
+  // when the page has loaded. Runs inside the sandbox frame (opaque origin),
+  // after www/sandbox/protocol.js (TABTEAM_SANDBOX, the message names).
+  const P = TABTEAM_SANDBOX;
   const place = (file, line) => {
     if (!file || !(line > 0)) return {};
     return { file: file === document.URL ? 'document' : String(file), line: Number(line) };
@@ -23,7 +25,7 @@
     // Long enough for a stack that names scripts by their data: URLs (the
     // app puts the files' paths in their place, then cuts it to 4,000).
     }).join(' ').slice(0, 200000);
-    parent.postMessage({ tabteam: 'console', level, text, ...where }, '*');
+    parent.postMessage({ [P.event]: P.console, level, text, ...where }, '*');
   };
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
     const original = console[level].bind(console);
@@ -45,5 +47,5 @@
   }, true);
   document.addEventListener('securitypolicyviolation', (e) => post('error', ['blocked by the sandbox:', e.effectiveDirective, String(e.blockedURI).slice(0, 200)]));
   addEventListener('unhandledrejection', (e) => post('uncaught', ['Unhandled promise rejection:', e.reason], fromStack(e.reason && e.reason.stack)));
-  addEventListener('load', () => parent.postMessage({ tabteam: 'loaded' }, '*'));
+  addEventListener('load', () => parent.postMessage({ [P.event]: P.loaded }, '*'));
 })();

@@ -1,16 +1,21 @@
 //! The browser's sandbox: the `Sandbox` port on an opaque-origin frame.
 //!
-//! `www/sandbox/frame.html` is loaded in `<iframe sandbox="allow-scripts">`
-//! (no `allow-same-origin`), so whatever runs there has an opaque origin:
-//! no access to the app's IndexedDB, localStorage, key or DOM, and its own
-//! Content-Security-Policy allows no network. The preview is the project's
+//! The sandbox frame's document (`frame_document`: its policy and
+//! `frame.js`) is shown by the host frame (`www/sandbox/host.html`, the
+//! app's origin, so the service worker serves it offline) in `<iframe
+//! sandbox="allow-scripts" srcdoc>` (no `allow-same-origin`), so whatever
+//! runs there has an opaque origin: no access to the app's IndexedDB,
+//! localStorage, key or DOM, and its own Content-Security-Policy allows no
+//! network; nothing it needs comes from the network either, so it works
+//! offline. The host passes messages both ways. The preview is the project's
 //! page written into such a frame (with `bridge.js` first in its head,
 //! forwarding console output); tests run in a fresh hidden frame, each
 //! file in its own Worker (with `harness.js`), terminated at the time
 //! limit, and the frame is removed when the run ends, so nothing outlives it.
 //!
-//! Messages are accepted only from the frame's own window, and read as
-//! untrusted data: typed fields, cut to a size, never HTML. This module
+//! Messages (named in `core::sandbox::protocol`, the same strings as
+//! `www/sandbox/protocol.js`) are accepted only from the host frame's own
+//! window in the app's origin, and read as untrusted data: typed fields, cut to a size, never HTML. This module
 //! does no bundling (that is `core::sandbox::bundle`) and decides nothing
 //! about what a result means.
 
@@ -25,13 +30,20 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::sandbox::bundle::{module_url, preview_document, test_files};
+use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
 
-/// Where the frame page is, relative to the app.
-const FRAME_URL: &str = "sandbox/frame.html";
+/// Where the host frame's page is, relative to the app.
+const HOST_URL: &str = "sandbox/host.html";
 const TAB_URL: &str = "sandbox/tab.html";
+/// The message names, defined once for every script of the frames.
+const PROTOCOL: &str = include_str!("../../../www/sandbox/protocol.js");
+const FRAME_JS: &str = include_str!("frame.js");
 const BRIDGE: &str = include_str!("bridge.js");
+/// The sandbox frame's policy: the project's code runs (inline scripts,
+/// eval, data:/blob: modules and workers) but reaches no network at all.
+const FRAME_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' data: blob:; style-src 'unsafe-inline' data: blob:; img-src data: blob:; font-src data: blob:; media-src data: blob:; worker-src blob:; connect-src 'none'; form-action 'none'";
 const HARNESS: &str = include_str!("harness.js");
 /// How long a frame may take to load before the sandbox gives up.
 const READY_MS: u64 = 10_000;
@@ -113,7 +125,8 @@ impl WebSandbox {
     }
 
     /// Open the current preview in a tab of its own (`sandbox/tab.html`,
-    /// which holds the same kind of sandbox frame).
+    /// which holds the same host and sandbox frame; it gets the frame's
+    /// document with the page, so it needs no network either).
     pub fn open_in_tab(&self) -> Result<(), String> {
         let Some(html) = self.inner.preview_html.borrow().clone() else {
             return Err("there is no preview yet".into());
@@ -127,8 +140,8 @@ impl WebSandbox {
         let expected = tab.clone();
         let listener = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let from_tab = event.source().is_some_and(|s| js_sys::Object::is(&s, &expected));
-            if from_tab && event.origin() == origin && field(&event.data(), "tabteam").as_deref() == Some("tab-ready") {
-                let message = object(&[("kind", "preview".into()), ("html", html.as_str().into())]);
+            if from_tab && event.origin() == origin && field(&event.data(), EVENT).as_deref() == Some(TAB_READY) {
+                let message = object(&[(COMMAND, PREVIEW.into()), ("html", html.as_str().into()), ("doc", frame_document().into())]);
                 let _ = expected.post_message(&message, &origin);
             }
         });
@@ -146,7 +159,7 @@ impl WebSandbox {
     }
 
     async fn show(&self, files: FileMap) -> Result<PreviewInfo, SandboxError> {
-        let doc = preview_document(&files, &format!("<script>{BRIDGE}</script>"))?;
+        let doc = preview_document(&files, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
         self.inner.console.borrow_mut().clear();
         if !self.inner.host.is_connected() {
             // Nobody placed the host: keep it in the page, out of sight.
@@ -158,7 +171,7 @@ impl WebSandbox {
         // Only what maps an error's place back to a file (not the page).
         let places = Rc::new(doc.clone().without_html());
         let frame = Frame::open(&self.inner.host, "The project's page (sandboxed)", move |kind, data| match kind.as_str() {
-            "console" => {
+            CONSOLE => {
                 let level = field(&data, "level").unwrap_or_else(|| "log".into());
                 let text = field(&data, "text").unwrap_or_default();
                 let line = js_sys::Reflect::get(&data, &JsValue::from_str("line")).ok().and_then(|v| v.as_f64()).filter(|l| *l >= 1.0 && *l < f64::from(u32::MAX));
@@ -176,15 +189,15 @@ impl WebSandbox {
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
         let info = PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing };
-        if wait_for(&mut rx, "ready", READY_MS).await.is_err() {
+        if wait_for(&mut rx, READY, READY_MS).await.is_err() {
             // Replaced by a newer preview of newer files (its frame is gone): not a failure.
             return if self.inner.previews.get() != mine { Ok(info) } else { Err(SandboxError::Failed("the preview frame did not load".into())) };
         }
-        let message = object(&[("kind", "preview".into()), ("html", doc.html.as_str().into())]);
-        window.post_message(&message, "*").map_err(js_error)?;
+        let message = object(&[(COMMAND, PREVIEW.into()), ("html", doc.html.as_str().into())]);
+        window.post_message(&message, &own_origin()?).map_err(js_error)?;
         // A page that never finishes loading still shows; the wait only
         // lets its first console lines arrive before answering.
-        let _ = wait_for(&mut rx, "loaded", LOADED_MS).await;
+        let _ = wait_for(&mut rx, LOADED, LOADED_MS).await;
         Ok(info)
     }
 
@@ -228,14 +241,14 @@ impl WebSandbox {
             let _ = tx.unbounded_send((kind, data));
         })?;
         let _ = frame.iframe.set_attribute("style", "display:none");
-        next_data(&mut rx, "ready", READY_MS).await.ok_or_else(|| SandboxError::Failed("the test frame did not load".into()))?;
+        next_data(&mut rx, READY, READY_MS).await.ok_or_else(|| SandboxError::Failed("the test frame did not load".into()))?;
         let limit = self.inner.limit_ms;
-        let message = object(&[("kind", "tests".into()), ("jobs", jobs.into()), ("harness", HARNESS.into()), ("limitMs", limit.into())]);
-        frame.window()?.post_message(&message, "*").map_err(js_error)?;
+        let message = object(&[(COMMAND, TESTS.into()), ("jobs", jobs.into()), ("harness", HARNESS.into()), ("limitMs", limit.into())]);
+        frame.window()?.post_message(&message, &own_origin()?).map_err(js_error)?;
         // The frame enforces the limit per file; this is the backstop if
         // the frame itself stops answering. Removing it ends its workers.
         let backstop = u64::from(limit) * count + 5_000;
-        let answer = next_data(&mut rx, "report", backstop).await;
+        let answer = next_data(&mut rx, REPORT, backstop).await;
         drop(frame);
         Ok(match answer {
             Some(data) => read_results(&data, paths),
@@ -261,30 +274,38 @@ impl Sandbox for WebSandbox {
     }
 }
 
-/// One sandboxed frame and its message listener; dropping it removes both.
+/// One host frame (with its sandboxed child) and its message listener;
+/// dropping it removes both, and so ends the child and its workers.
 struct Frame {
     iframe: web_sys::HtmlIFrameElement,
     listener: MessageListener,
 }
 
 impl Frame {
-    /// A new `<iframe sandbox="allow-scripts">` of the frame page in
-    /// `parent`; `on_message(kind, data)` sees messages from it only.
+    /// A new host frame in `parent` showing the sandbox frame's document
+    /// in its sandboxed child; `on_message(kind, data)` sees the child's
+    /// messages (through the host) and nothing else.
     fn open(parent: &web_sys::Element, title: &str, mut on_message: impl FnMut(String, JsValue) + 'static) -> Result<Self, SandboxError> {
         let iframe: web_sys::HtmlIFrameElement = document()?.create_element("iframe").map_err(js_error)?.dyn_into().map_err(|_| SandboxError::Failed("not an iframe".into()))?;
-        iframe.set_attribute("sandbox", "allow-scripts").map_err(js_error)?;
         iframe.set_attribute("title", title).map_err(js_error)?;
         iframe.set_attribute("data-testid", "sandbox-frame").map_err(js_error)?;
-        iframe.set_src(FRAME_URL);
+        iframe.set_src(HOST_URL);
+        let origin = own_origin()?;
         let source = iframe.clone();
+        let title = title.to_owned();
         let listener = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let Some(window) = source.content_window() else { return };
-            if !event.source().is_some_and(|s| js_sys::Object::is(&s, &window)) {
+            if event.origin() != origin || !event.source().is_some_and(|s| js_sys::Object::is(&s, &window)) {
                 return;
             }
             let data = event.data();
-            if let Some(kind) = field(&data, "tabteam") {
-                on_message(cut(&kind, 32), data);
+            match field(&data, EVENT) {
+                Some(kind) if kind == HOST_READY => {
+                    let open = object(&[(COMMAND, OPEN.into()), ("doc", frame_document().into()), ("title", title.as_str().into())]);
+                    let _ = window.post_message(&open, &origin);
+                }
+                Some(kind) => on_message(cut(&kind, 32), data),
+                None => {}
             }
         });
         web_sys::window()
@@ -355,6 +376,19 @@ fn read_results(data: &JsValue, paths: &[String]) -> Vec<TestResult> {
             .collect(),
         Err(e) => paths.iter().map(|f| TestResult::new(f, "(the report)", Outcome::Error, &format!("the sandbox sent a report that could not be read: {e}"))).collect(),
     }
+}
+
+/// The sandbox frame's document: its policy, then the message names and
+/// `frame.js` (inline: the frame is a `srcdoc` document and loads nothing).
+fn frame_document() -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{FRAME_POLICY}\"><title>sandbox</title><script>{PROTOCOL}\n{FRAME_JS}</script></head><body></body></html>"
+    )
+}
+
+/// This page's origin: the host frame's, the only one whose messages count.
+fn own_origin() -> Result<String, SandboxError> {
+    web_sys::window().and_then(|w| w.location().origin().ok()).ok_or_else(|| SandboxError::Failed("the page has no origin".into()))
 }
 
 fn field(data: &JsValue, name: &str) -> Option<String> {

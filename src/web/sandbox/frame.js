@@ -1,23 +1,19 @@
-<!doctype html>
-<!--
-  The sandbox frame. The app loads it in <iframe sandbox="allow-scripts">,
-  so it runs in an opaque origin: no access to the app's storage, cookies,
-  key or DOM. Its own policy lets the project's code run (inline scripts,
-  data:/blob: modules) but reach nothing: no network at all.
-  Messages: from the parent only (event.source === parent).
-    {kind: 'preview', html}: replace this document with the project's page.
-    {kind: 'tests', jobs: [{file, url}], harness, limitMs}: run each test
-      file in its own worker; a worker past the limit is terminated. Answers
-      {tabteam: 'report', results: [...]}.
--->
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' data: blob:; style-src 'unsafe-inline' data: blob:; img-src data: blob:; font-src data: blob:; media-src data: blob:; worker-src blob:; connect-src 'none'; form-action 'none'">
-<title>sandbox</title>
-<script>
+// The sandbox frame's script. src/web/sandbox/mod.rs builds the frame's
+// document around it (after www/sandbox/protocol.js, its policy in a
+// <meta>) and the host frame (www/sandbox/host.js) shows that document in
+// <iframe sandbox="allow-scripts" srcdoc>, so this runs in an opaque
+// origin: no access to the app's storage, cookies, key or DOM, and the
+// policy lets the project's code run (inline scripts, data:/blob: modules)
+// but reach nothing: no network at all.
+// Messages: from the parent (the host, which relays the app's) only.
+//   {kind: preview, html}: replace this document with the project's page.
+//   {kind: tests, jobs: [{file, url}], harness, limitMs}: run each test
+//     file in its own worker; a worker past the limit is terminated.
+//     Answers {tabteam: report, results: [...]}.
+// Sent once at start: {tabteam: ready}.
 'use strict';
 (() => {
+  const P = TABTEAM_SANDBOX;
   const post = (data) => parent.postMessage(data, '*');
   const text = (e) => String((e && (e.stack || e.message)) || e).slice(0, 4000);
 
@@ -54,19 +50,15 @@
   addEventListener('message', async (ev) => {
     if (ev.source !== parent || !ev.data || typeof ev.data !== 'object') return;
     const m = ev.data;
-    if (m.kind === 'preview' && typeof m.html === 'string') {
+    if (m[P.command] === P.preview && typeof m.html === 'string') {
       document.open();
       document.write(m.html);
       document.close();
-    } else if (m.kind === 'tests' && Array.isArray(m.jobs)) {
+    } else if (m[P.command] === P.tests && Array.isArray(m.jobs)) {
       const results = [];
       for (const job of m.jobs) results.push(...await runJob(job, String(m.harness), Number(m.limitMs) || 5000));
-      post({ tabteam: 'report', results });
+      post({ [P.event]: P.report, results });
     }
   });
-  post({ tabteam: 'ready' });
+  post({ [P.event]: P.ready });
 })();
-</script>
-</head>
-<body></body>
-</html>

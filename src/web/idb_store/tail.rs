@@ -9,9 +9,10 @@
 //! whatever its size (measured in headless Chromium: 1 put of 200 bytes
 //! ~1.0 ms a transaction, 12 puts ~4 ms, 1 put of 32 KiB ~1.3 ms), and a
 //! message touches the history, the log, the meta and every role's buffer.
-//! Up to v3 that was a dozen requests a commit; now it is the tail row and
-//! the session row, plus a sealed chunk now and then: a log's open chunk
-//! that reaches its size (`LOG_CHUNK_BYTES`, `ID_CHUNK_BYTES`) moves to its log's store (`message_chunks`,
+//! Kept in their own stores, that is a dozen requests a commit; with the
+//! tail it is the tail row and the session row, plus a sealed chunk now
+//! and then: a log's open chunk that reaches its size (`LOG_CHUNK_BYTES`,
+//! `ID_CHUNK_BYTES`) moves to its log's store (`message_chunks`,
 //! `history`, `cost_chunks`, `role_lists` under `[s, r, l, c]`) and is
 //! never written again.
 //!
@@ -33,10 +34,11 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 use super::chunks::{self, Chunk, Tail};
-use super::{num, prefix_range, session_range, to_json, StoreError};
+use super::rows::{num, prefix_range, session_range, to_json};
+use super::schema::{COST_CHUNKS, HISTORY, MESSAGE_CHUNKS, ROLE_LISTS};
 use crate::core::message::MessageId;
 use crate::core::snapshot::RoleSnapshot;
-use crate::core::store::{Batch, LedgerRecord, ListEdit, MetaHead, RoleEdit, RoleRecord};
+use crate::core::store::{Batch, LedgerRecord, ListEdit, MetaHead, RoleEdit, RoleRecord, StoreError};
 
 pub(super) const LISTS: usize = 4;
 const LOG: usize = chunks::LOG_CHUNK_BYTES;
@@ -136,16 +138,16 @@ impl OpenLog {
                     all.truncate(edit.keep);
                 }
                 if self.c > 0 {
-                    out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(keys)?));
+                    out.push(Extra::Delete(ROLE_LISTS, prefix_range(keys)?));
                 }
                 *self = OpenLog::default();
-                seal(out, super::ROLE_LISTS, keys, self.append(ids_json(&all), IDS))?;
+                seal(out, ROLE_LISTS, keys, self.append(ids_json(&all), IDS))?;
             }
             Way::Past => {
                 return Err(StoreError::Corrupt(format!("a change keeps {} ids of a list that holds {}", edit.keep, self.end)));
             }
         }
-        seal(out, super::ROLE_LISTS, keys, self.append(ids_json(&edit.append), IDS))
+        seal(out, ROLE_LISTS, keys, self.append(ids_json(&edit.append), IDS))
     }
 }
 
@@ -238,21 +240,21 @@ impl TailRecord {
         }
         if !batch.messages.is_empty() {
             let items = batch.messages.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-            seal(out, super::MESSAGE_CHUNKS, &sk, self.messages.append(items, LOG))?;
+            seal(out, MESSAGE_CHUNKS, &sk, self.messages.append(items, LOG))?;
         }
         if batch.costs_replaced {
-            out.push(Extra::Delete(super::COST_CHUNKS, session_range(s)?));
+            out.push(Extra::Delete(COST_CHUNKS, session_range(s)?));
             self.costs = OpenLog::default();
         }
         if !batch.costs.is_empty() {
             let items = batch.costs.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
-            seal(out, super::COST_CHUNKS, &sk, self.costs.append(items, LOG))?;
+            seal(out, COST_CHUNKS, &sk, self.costs.append(items, LOG))?;
         }
         for name in &batch.roles_removed {
             if let Some(at) = self.roles.iter().position(|r| r.head.role.name == *name) {
                 let gone = self.roles.remove(at);
                 if gone.lists.iter().any(|l| l.c > 0) {
-                    out.push(Extra::Delete(super::ROLE_LISTS, prefix_range(&[s.into(), name.as_str().into()])?));
+                    out.push(Extra::Delete(ROLE_LISTS, prefix_range(&[s.into(), name.as_str().into()])?));
                 }
             }
         }
@@ -287,12 +289,12 @@ impl TailRecord {
 
     /// Appends `ids` to the history (which holds `self.history.end` ids).
     pub fn append_history(&mut self, s: &str, ids: &[MessageId], out: &mut Vec<Extra>) -> Result<(), StoreError> {
-        seal(out, super::HISTORY, &[s.into()], self.history.append(ids_json(ids), IDS))
+        seal(out, HISTORY, &[s.into()], self.history.append(ids_json(ids), IDS))
     }
 
     /// Writes the whole history `all` again.
     pub fn replace_history(&mut self, s: &str, all: &[MessageId], out: &mut Vec<Extra>) -> Result<(), StoreError> {
-        out.push(Extra::Delete(super::HISTORY, session_range(s)?));
+        out.push(Extra::Delete(HISTORY, session_range(s)?));
         self.history = OpenLog::default();
         self.append_history(s, all, out)
     }
@@ -340,8 +342,8 @@ pub(super) fn from_nothing(
 ) -> Result<TailRecord, StoreError> {
     let mut tail = TailRecord { meta, ledger, ..TailRecord::default() };
     let sk = [JsValue::from_str(s)];
-    seal(out, super::MESSAGE_CHUNKS, &sk, tail.messages.append(messages, LOG))?;
-    seal(out, super::COST_CHUNKS, &sk, tail.costs.append(costs, LOG))?;
+    seal(out, MESSAGE_CHUNKS, &sk, tail.messages.append(messages, LOG))?;
+    seal(out, COST_CHUNKS, &sk, tail.costs.append(costs, LOG))?;
     tail.append_history(s, history, out)?;
     let batch = Batch { roles: roles.iter().enumerate().map(|(i, r)| RoleEdit::new_role(i, r)).collect(), ..Batch::default() };
     tail.apply(s, &batch, &mut Sealed::new(), out)?;

@@ -17,16 +17,19 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 use web_sys::IdbObjectStore;
 
-use super::{describe, num, session_range, IdbStore, StoreError};
+use super::errors::describe;
+use super::rows::{num, session_range};
+use super::IdbStore;
+use crate::core::store::StoreError;
 
-/// Schema v3 closed a chunk once its JSON reached this size (the v2 → v3
-/// upgrade still does).
+/// The size at which schema v3 closed a chunk, which the v2 → v3 upgrade
+/// keeps.
 pub(super) const V3_CHUNK_BYTES: usize = 32 * 1024;
-/// Since v4 the open chunk of every log is in the session's tail row,
-/// which each commit rewrites: a chunk of the message log or of the cost
-/// entries is closed at this size, so a restore reads ~1 row per 4 KiB
-/// and a commit rewrites at most ~4 KiB of each (8 KiB until the commit
-/// latency work of issue #6: a bigger tail row, a slower commit)...
+/// The open chunk of every log is in the session's tail row, which each
+/// commit rewrites: a chunk of the message log or of the cost entries is
+/// closed at this size, so a restore reads ~1 row per 4 KiB and a commit
+/// rewrites at most ~4 KiB of each (a bigger tail row is a slower
+/// commit)...
 pub(super) const LOG_CHUNK_BYTES: usize = 4 * 1024;
 /// ... and a chunk of message ids (the history, a role's list: ~170 ids)
 /// at this one: a team's 20 lists' open chunks are the bulk of the tail

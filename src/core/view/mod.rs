@@ -5,7 +5,15 @@
 //!
 //! It is plain data with one method, [`RunView::apply`], so the UI renders
 //! it and holds no logic, and every rule here is tested natively. It does
-//! not render, sanitize or format for HTML: text stays text.
+//! not render, sanitize or format for HTML: text stays text. Its parts:
+//! `entry` (a line of the conversation and its kind), `status` (the status
+//! line and the stop texts), `words` (what commands did, in words),
+//! `restore` (the view rebuilt from a snapshot).
+
+mod entry;
+mod restore;
+mod status;
+pub mod words;
 
 use std::collections::BTreeMap;
 
@@ -13,40 +21,11 @@ use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
 use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
-use super::versions::TestSummary;
-use super::view_words::{deed, doing_from_stream, report_text};
+use status::VersionNote;
+use words::{deed, report_text};
 
-/// One line of the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub id: u64,
-    pub role: String,
-    pub kind: EntryKind,
-    /// What to show in full (thoughts, a message, a reply, a question).
-    pub text: String,
-    /// JSON commands in the answer, folded away by default.
-    pub commands: Option<String>,
-    /// What the answer's commands did, in words (`view_words::deed`).
-    pub deeds: Vec<String>,
-    /// Still streaming.
-    pub live: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EntryKind {
-    /// The user's idea or message.
-    User,
-    /// A model answer (thoughts, commands) as it streams.
-    Answer,
-    /// A message from one role to another.
-    Message { to_all: bool },
-    /// `reply_to_human`: highlighted.
-    Reply,
-    /// `ask_human`: waits for the user's answer.
-    Question { question_id: u64, answered: bool },
-    /// Something went wrong and what to do about it.
-    Error,
-}
+pub use entry::{split_commands, Entry, EntryKind};
+pub use status::stop_text;
 
 /// The run as a whole.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,7 +59,7 @@ pub struct RunView {
     pub total_dollars: f64,
     next_id: u64,
     /// Role → index of its entry still streaming.
-    live: BTreeMap<String, usize>,
+    pub(crate) live: BTreeMap<String, usize>,
     /// Roles whose current call is quiet.
     quiet: std::collections::BTreeSet<String>,
     /// Roles whose call is pausing before a retry.
@@ -88,15 +67,7 @@ pub struct RunView {
     /// Role → index of its latest answer (where its commands' words go).
     pub(crate) last_answer: BTreeMap<String, usize>,
     /// The version the last request became, once it is ready.
-    version: Option<VersionNote>,
-}
-
-/// What the status says of the version a run made.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct VersionNote {
-    number: u32,
-    tests: Option<TestSummary>,
-    restored: Option<u32>,
+    pub(crate) version: Option<VersionNote>,
 }
 
 impl RunView {
@@ -229,51 +200,6 @@ impl RunView {
         }
     }
 
-    /// The status line: what the team waits for, in words. A question for
-    /// the person comes first (the team waits for them, whatever the round);
-    /// then who is doing what; then why it stopped, or the version it made.
-    pub fn status(&self) -> String {
-        match &self.state {
-            RunState::NotStarted => "Starting…".into(),
-            RunState::Running => {
-                let asking: Vec<&str> = self.open_questions().iter().map(|e| e.role.as_str()).collect();
-                match asking.as_slice() {
-                    [] => {}
-                    [role] => return format!("{role} asks you a question"),
-                    _ => return format!("{} questions wait for your answer", asking.len()),
-                }
-                let busy: Vec<String> = self.busy.iter().map(|(role, doing)| format!("{role} is {}", self.doing(role, doing))).collect();
-                if busy.is_empty() {
-                    "The team is working…".into()
-                } else {
-                    busy.join(", ")
-                }
-            }
-            RunState::Stopped(StopReason::Idle) => match self.version {
-                Some(VersionNote { number, restored: Some(back), .. }) => {
-                    format!("Done: version {number} broke the tests, so version {back} was restored.")
-                }
-                Some(VersionNote { number, tests: Some(t), .. }) if t.failed > 0 => {
-                    format!("Done: version {number} is ready, but {} of its {} tests fail.", t.failed, t.passed + t.failed)
-                }
-                Some(VersionNote { number, tests: Some(t), .. }) => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
-                Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
-                None => stop_text(&StopReason::Idle),
-            },
-            RunState::Stopped(reason) => stop_text(reason),
-        }
-    }
-
-    /// What `role` is doing: its label, or the file its streaming answer writes.
-    fn doing<'a>(&self, role: &str, label: &'a str) -> std::borrow::Cow<'a, str> {
-        if label == "thinking" {
-            if let Some(doing) = self.live.get(role).and_then(|&i| doing_from_stream(&self.entries[i].text)) {
-                return doing.into();
-            }
-        }
-        label.into()
-    }
-
     /// The user answered question `question_id`: mark it and show the answer.
     pub fn answered(&mut self, question_id: u64, answer: &str) {
         for e in &mut self.entries {
@@ -321,57 +247,6 @@ impl RunView {
     }
 }
 
-/// Split an answer into its prose and its ```json command block (folded in
-/// the UI). Answers without a block stay whole.
-pub fn split_commands(text: &str) -> (String, Option<String>) {
-    let Some(start) = text.find("```json") else { return (text.to_string(), None) };
-    let body_start = start + "```json".len();
-    let end = text[body_start..].rfind("```").map(|e| body_start + e).unwrap_or(text.len());
-    let commands = text[body_start..end].trim().to_string();
-    let mut thoughts = text[..start].trim_end().to_string();
-    let after = text.get(end + 3..).unwrap_or("").trim();
-    if !after.is_empty() {
-        thoughts.push_str("\n\n");
-        thoughts.push_str(after);
-    }
-    (thoughts, (!commands.is_empty()).then_some(commands))
-}
-
-/// What to tell the person about a stop, and what they can do.
-pub fn stop_text(reason: &StopReason) -> String {
-    match reason {
-        StopReason::Idle => "Done: every role is idle.".into(),
-        StopReason::RoundsDone => "Paused: the rounds you allowed are used up. Resume to give the team more rounds.".into(),
-        StopReason::BudgetExhausted { spent, budget } => {
-            format!("Stopped: the budget is used up (${spent:.4} of ${budget:.2}). Raise the budget in Settings, then Resume.")
-        }
-        StopReason::UnknownPrice { model } => {
-            format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then Resume.")
-        }
-        StopReason::Cancelled => "Stopped by you. Resume to carry on where the team was.".into(),
-        StopReason::Interrupted => "Interrupted: the tab closed while the team was working. Everything up to then was saved; \
-                                    Resume carries on where it was (an answer that was cut off is asked for again)."
-            .into(),
-        // Each error says what happened and what to do (see
-        // `core::error_texts`); here they only become whole sentences.
-        StopReason::Failed { errors } => {
-            let list: Vec<String> = errors.iter().map(|(role, e)| format!("{role}: {}", sentence(e))).collect();
-            format!("Paused after an error. {} Nothing was lost.", list.join(" "))
-        }
-    }
-}
-
-/// `text` as a sentence of its own: trimmed, with a full stop when it has
-/// no closing punctuation, so the next sentence does not run into it.
-fn sentence(text: &str) -> String {
-    let text = text.trim();
-    match text.chars().last() {
-        None => String::new(),
-        Some('.' | '!' | '?' | '\u{2026}') => text.to_owned(),
-        Some(_) => format!("{text}."),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::rc::Rc;
@@ -403,20 +278,6 @@ mod tests {
         TeamEvent::LlmFinished {
             role: role.into(),
             entry: CostEntry { seq: 1, role: role.into(), model: "m".into(), prompt_tokens: 10, completion_tokens: 5, cost: dollars, estimated: false, cached_tokens: 0, cache_write_tokens: 0 },
-        }
-    }
-
-    #[test]
-    fn split_commands_cases() {
-        let cases: &[(&str, &str, Option<&str>)] = &[
-            ("just prose", "just prose", None),
-            ("I will plan.\n```json\n[{\"command_name\": \"end\"}]\n```", "I will plan.", Some("[{\"command_name\": \"end\"}]")),
-            ("pre\n```json\n[]\n```\npost", "pre\n\npost", Some("[]")),
-            ("cut ```json\n[{\"a\":1}", "cut", Some("[{\"a\":1}")),
-        ];
-        for (text, thoughts, commands) in cases {
-            let (t, c) = split_commands(text);
-            assert_eq!((t.as_str(), c.as_deref()), (*thoughts, *commands), "{text:?}");
         }
     }
 
@@ -538,59 +399,6 @@ mod tests {
         TeamEvent::CommandRan { role: role.into(), command: Command::new(name, args), outcome: outcome.map(str::to_owned).map_err(str::to_owned) }
     }
 
-    /// The status line after each sequence of events: what the team waits
-    /// for, in words, and never a round number.
-    #[test]
-    fn the_status_says_what_the_team_waits_for() {
-        let round = TeamEvent::RoundStarted { round: 1 };
-        let ask = TeamEvent::AskHuman { id: 1, role: "Mike".into(), question: "Which colour?".into() };
-        let writing = "Coding.\n```json\n[{\"command_name\": \"Editor.write\", \"args\": {\"path\": \"game.js\", \"content\": \"export";
-        let version = |tests: Option<(u32, u32)>, restored: Option<u32>| TeamEvent::VersionReady {
-            number: 2,
-            tests: tests.map(|(passed, failed)| TestSummary { passed, failed }),
-            restored,
-        };
-        let idle = TeamEvent::Stopped { reason: StopReason::Idle };
-        let cases: Vec<(Vec<TeamEvent>, &str)> = vec![
-            (vec![], "Starting…"),
-            (vec![round.clone()], "The team is working…"),
-            (vec![round.clone(), started("Mike")], "Mike is thinking"),
-            (vec![round.clone(), started("Alex"), delta("Alex", writing)], "Alex is writing game.js"),
-            (vec![round.clone(), started("Alex"), delta("Alex", writing), started("Mike")], "Alex is writing game.js, Mike is thinking"),
-            (
-                vec![round.clone(), started("Alex"), TeamEvent::Waiting { role: "Alex".into(), seconds: 20, reason: "rate limited".into() }],
-                "Alex is waiting 20 s: rate limited",
-            ),
-            (vec![round.clone(), started("Mike"), cost("Mike", 0.0), ask.clone()], "Mike asks you a question"),
-            // Others still at work: the person is who the team waits for.
-            (vec![round.clone(), started("Alex"), ask.clone()], "Mike asks you a question"),
-            (vec![round.clone(), ask.clone(), TeamEvent::AskHuman { id: 2, role: "Alex".into(), question: "?".into() }], "2 questions wait for your answer"),
-            (vec![round.clone(), idle.clone()], "Done: every role is idle."),
-            (vec![round.clone(), idle.clone(), version(None, None)], "Done: version 2 is ready."),
-            (vec![round.clone(), idle.clone(), version(Some((3, 0)), None)], "Done: version 2 is ready; its 3 tests pass."),
-            (vec![round.clone(), idle.clone(), version(Some((2, 1)), None)], "Done: version 2 is ready, but 1 of its 3 tests fail."),
-            (vec![round.clone(), idle.clone(), version(Some((2, 1)), Some(1))], "Done: version 2 broke the tests, so version 1 was restored."),
-            // A new request: the last version is no longer news.
-            (vec![round.clone(), idle.clone(), version(None, None), round.clone()], "The team is working…"),
-            (vec![round.clone(), TeamEvent::Stopped { reason: StopReason::Cancelled }], "Stopped by you. Resume to carry on where the team was."),
-        ];
-        for (events, status) in cases {
-            let mut v = RunView::default();
-            for e in &events {
-                v.apply(e);
-            }
-            assert_eq!(v.status(), status, "{events:?}");
-            assert!(!v.status().contains("Round"));
-        }
-        // Answered: the status moves on.
-        let mut v = RunView::default();
-        for e in [round, ask] {
-            v.apply(&e);
-        }
-        v.answered(1, "blue");
-        assert_eq!(v.status(), "The team is working…");
-    }
-
     /// Each answer says what its commands did, in order, under its text;
     /// the commands stay folded beside; a member's report reads plainly.
     #[test]
@@ -630,19 +438,5 @@ mod tests {
         );
         assert!(v.entries[0].commands.is_some(), "the raw commands stay one click away");
         assert!(v.entries.iter().all(|e| !e.text.contains("Command ") && !e.text.contains("executed")));
-    }
-
-    #[test]
-    fn stop_texts_say_what_to_do() {
-        let cases: &[(StopReason, &str)] = &[
-            (StopReason::BudgetExhausted { spent: 3.01, budget: 3.0 }, "Raise the budget"),
-            (StopReason::UnknownPrice { model: "llama3".into() }, "price per million tokens"),
-            (StopReason::Cancelled, "Resume"),
-            (StopReason::Failed { errors: vec![("Alice".into(), "bad key".into())] }, "Alice: bad key. Nothing"),
-            (StopReason::Idle, "Done"),
-        ];
-        for (reason, part) in cases {
-            assert!(stop_text(reason).contains(part), "{reason:?}");
-        }
     }
 }
