@@ -36,7 +36,6 @@ pub mod session;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
-pub mod sort;
 #[cfg(test)]
 mod reply_tests;
 #[cfg(test)]
