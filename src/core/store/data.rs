@@ -79,8 +79,6 @@ impl SessionData {
             )));
         }
         let ledger = head.to_ledger(&self.costs)?;
-        // `extend`, not `collect`: collecting into a B-tree sorts first, one
-        // more copy of the standard sort in the wasm (see `core::sort`).
         let mut wanted: BTreeSet<MessageId> = BTreeSet::new();
         wanted.extend(meta.history.iter().copied());
         let mut names = BTreeSet::new();
