@@ -39,7 +39,6 @@ pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
 pub mod stop_reason;
-pub mod sort;
 #[cfg(test)]
 mod reply_tests;
 #[cfg(test)]

@@ -203,7 +203,6 @@ impl InFlight {
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
-            // `extend`, not `collect` (which sorts first: see `core::sort`).
             let mut partial = BTreeMap::new();
             partial.extend(this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())));
             if partial.is_empty() {

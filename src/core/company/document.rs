@@ -115,7 +115,6 @@ pub(crate) fn document_output(
 ) -> Result<ActionOutput, RoleError> {
     // An empty field would leave a bare heading, read as a broken document:
     // show a dash, which needs no translation.
-    // `extend`, not `collect` (which sorts first: see `core::sort`).
     let mut shown = Map::new();
     shown.extend(filled.instruct_content.iter().map(|(key, value)| {
         (key.clone(), if is_blank(value) { Value::String(EMPTY_FIELD.into()) } else { value.clone() })

@@ -37,12 +37,9 @@ impl RunView {
     /// The conversation, costs and round of a saved team, stopped for `reason`.
     pub fn restored(snapshot: &TeamSnapshot, reason: StopReason) -> RunView {
         let mut view = RunView::default();
-        // `extend`, not `collect`: collecting into a B-tree sorts first, one
-        // more copy of the standard sort in the wasm (see `core::sort`).
-        let (mut published, mut answers, mut by_id) = (BTreeSet::new(), BTreeSet::new(), BTreeMap::<MessageId, &Message>::new());
-        published.extend(snapshot.history.iter().copied());
-        answers.extend(snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()));
-        by_id.extend(snapshot.messages.iter().map(|m| (m.id, m)));
+        let published: BTreeSet<MessageId> = snapshot.history.iter().copied().collect();
+        let answers: BTreeSet<MessageId> = snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()).collect();
+        let by_id: BTreeMap<MessageId, &Message> = snapshot.messages.iter().map(|m| (m.id, m)).collect();
         let mut shown: BTreeSet<MessageId> = BTreeSet::new();
         let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
