@@ -14,7 +14,7 @@ use super::files::ProjectFiles;
 use super::gate::LlmGate;
 use super::message::{ActionKind, MessageRef};
 use super::plan::Task;
-use super::role::RoleError;
+use super::role_error::RoleError;
 
 /// What an action produced.
 #[derive(Debug, Clone, PartialEq, Default)]

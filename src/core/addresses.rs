@@ -13,7 +13,12 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::message::ALL;
+/// The address every role has.
+pub const ALL: &str = "<all>";
+/// The address no role has: a message sent here reaches nobody.
+pub const NONE: &str = "<none>";
+/// Stands for the sending role; replaced by its name on publish.
+pub const SELF: &str = "<self>";
 
 /// A set of addresses, sorted.
 #[derive(Clone, PartialEq, Eq, Default)]

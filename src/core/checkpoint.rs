@@ -25,6 +25,8 @@ use super::cost::CostLedger;
 use super::experience::ExperiencePool;
 use super::versions::ProjectLog;
 use super::files::ProjectFiles;
+use super::gate::KeepFirst;
+use super::keep_error::KeepError;
 use super::message::IdSource;
 use super::post::PostOffice;
 use super::role::{Role, RoleState};
@@ -35,7 +37,7 @@ use super::snapshot::{compose, Frame, RoleFrame, TeamSnapshot};
 pub trait Durable {
     /// Keep `team` as it stands when the sink reads it (before the future
     /// resolves; the call waiting on it is made after).
-    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>>;
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), KeepError>>;
 }
 
 /// A running team's checkpoints: the roles' captured states and the live
@@ -135,8 +137,15 @@ impl Checkpoints {
     /// it (`snapshot` or `with_frame`) when it is ready to write; whatever
     /// moment that is, every role is suspended at a captured state, so the
     /// team it reads is a consistent checkpoint no older than this call.
-    pub async fn keep(self: &Rc<Self>) -> Result<(), String> {
+    pub async fn keep(self: &Rc<Self>) -> Result<(), KeepError> {
         self.durable.keep(self.clone()).await
+    }
+}
+
+impl KeepFirst for Checkpoints {
+    fn keep_first(self: Rc<Self>) -> LocalBoxFuture<'static, Result<(), KeepError>> {
+        let durable = self.durable.clone();
+        durable.keep(self)
     }
 }
 

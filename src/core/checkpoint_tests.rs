@@ -16,6 +16,7 @@ use futures::future::LocalBoxFuture;
 use futures::FutureExt;
 
 use super::{Checkpoints, Durable};
+use crate::core::keep_error::KeepError;
 use crate::core::human::{Human, ScriptedHuman};
 use crate::core::llm::scripted::ScriptedLlm;
 use crate::core::snapshot::TeamSnapshot;
@@ -64,7 +65,7 @@ impl Default for Recorder {
 }
 
 impl Durable for Recorder {
-    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>> {
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), KeepError>> {
         let attempt = {
             let mut n = self.attempts.borrow_mut();
             *n += 1;
@@ -75,7 +76,7 @@ impl Durable for Recorder {
         Box::pin(async move {
             yield_once().await;
             if fail {
-                return Err("the browser's storage for this site is full".to_string());
+                return Err(KeepError::Quota);
             }
             let mut writer = mirror.writer.lock().await;
             let snapshot = team.snapshot();
@@ -234,4 +235,57 @@ fn a_checkpoint_is_the_team_as_it_stands() {
     team.run_project("make 2048");
     let checkpoints: Rc<Checkpoints> = team.env.world.checkpoints.clone().unwrap();
     assert_eq!(checkpoints.snapshot(), team.snapshot());
+}
+
+/// Fails every keep with its error.
+struct Refusing(KeepError);
+
+impl Durable for Refusing {
+    fn keep(&self, _: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), KeepError>> {
+        let error = self.0.clone();
+        Box::pin(async move { Err(error) })
+    }
+}
+
+/// Past the checkpoint, each way the store can fail to keep the team
+/// stays its own kind up to the paused run: a full quota, a session
+/// another tab took, a deleted session and any other failure each reach
+/// the person's status line in their own words, and no call is made.
+#[test]
+fn each_keep_failure_reaches_the_person_in_its_own_words() {
+    use crate::core::action::AskAction;
+    use crate::core::events::{EventSink, StopReason};
+    use crate::core::role::{Role, RoleSpec};
+    use crate::core::role_error::RoleError;
+    use crate::core::store::StoreError;
+    use crate::core::view::stop_text;
+
+    let aborted = StoreError::Other("the transaction was aborted".into());
+    let failures = [
+        (StoreError::QuotaExceeded, KeepError::Quota, "storage for this site is full"),
+        (StoreError::Locked { by: "tab 7".into() }, KeepError::LeaseLost { by: "tab 7".into() }, "open in another tab (tab 7)"),
+        (StoreError::NotFound("s-1".into()), KeepError::SessionGone, "This session was deleted"),
+        (aborted.clone(), KeepError::Other(aborted.to_string()), "Saving failed (the transaction was aborted)"),
+    ];
+    let mut statuses = Vec::new();
+    for (store_error, kind, words) in failures {
+        let kept = KeepError::from(store_error);
+        assert_eq!(kept, kind, "the store's failure keeps its kind");
+        let llm = ScriptedLlm::from_texts("gpt-4o", vec!["an answer".to_string()]);
+        let mut team = Team::new("", Rc::new(llm.clone()), EventSink::default());
+        team.hire([Role::new(RoleSpec::new("Alice", "Engineer"), vec![Rc::new(AskAction::new("Write", "write it"))])]);
+        team.keep_durable(Rc::new(Refusing(kept.clone())));
+        team.run_project("make a game");
+        let outcome = futures::executor::block_on(team.run(3));
+        assert_eq!(llm.calls(), 0, "{kept:?}: the call waiting on the checkpoint was not made");
+        let failed: Vec<&RoleError> = outcome.failures.iter().map(|(_, _, e)| e).collect();
+        assert_eq!(failed, vec![&RoleError::Storage(kept.clone())], "the run controller gets the kind");
+        let StopReason::Failed { errors } = &outcome.stop else { panic!("{kept:?}: expected a pause, got {:?}", outcome.stop) };
+        assert_eq!(errors, &vec![("Alice".to_string(), kept.to_string())]);
+        let status = stop_text(&outcome.stop);
+        assert!(status.contains(words), "{kept:?}: {status}");
+        statuses.push(status);
+    }
+    let distinct: std::collections::BTreeSet<&String> = statuses.iter().collect();
+    assert_eq!(distinct.len(), statuses.len(), "{statuses:#?}");
 }

@@ -19,7 +19,9 @@ use super::join::join_every;
 use super::llm::Llm;
 use super::message::{IdSource, MessageRef};
 use super::post::PostOffice;
-use super::role::{Role, RoleError, World};
+use super::role::Role;
+use super::role_error::RoleError;
+use super::world::World;
 use super::shared_str::SharedStr;
 
 /// What one round did.

@@ -14,8 +14,9 @@ mod tests {
     use crate::core::action_node::{NodeParseError, Problem};
     use crate::core::cost::BudgetError;
     use crate::core::events::StopReason;
+    use crate::core::keep_error::KeepError;
     use crate::core::llm::LlmError;
-    use crate::core::role::RoleError;
+    use crate::core::role_error::RoleError;
     use crate::core::store::StoreError;
     use crate::core::view::stop_text;
 
@@ -73,14 +74,14 @@ mod tests {
             ),
             row("no plan", RoleError::Plan("no valid plan after 3 answers; last error: task 2 depends on unknown task 9".into())),
             row("model answers outside the command format", RoleError::OffFormat { answers: 4 }),
-            row("storage full", RoleError::Storage(StoreError::QuotaExceeded.to_string())),
-            row("storage: session open elsewhere", RoleError::Storage(StoreError::Locked { by: "tab 3".into() }.to_string())),
-            row("storage: write failed", RoleError::Storage(StoreError::Other("the transaction was aborted".into()).to_string())),
-            row("storage: none in this browser", RoleError::Storage(StoreError::Unavailable("IndexedDB is missing".into()).to_string())),
-            row("storage: an older tabteam holds the database", RoleError::Storage(StoreError::Blocked.to_string())),
-            row("storage: session deleted elsewhere", RoleError::Storage(StoreError::NotFound("s-17".into()).to_string())),
-            row("storage: unreadable data", RoleError::Storage(StoreError::Corrupt("a saved record: expected value".into()).to_string())),
-            row("storage: saved by a newer tabteam", RoleError::Storage(StoreError::TooNew { found: 4, supported: 3 }.to_string())),
+            row("storage full", RoleError::Storage(KeepError::from(StoreError::QuotaExceeded))),
+            row("storage: session open elsewhere", RoleError::Storage(KeepError::from(StoreError::Locked { by: "tab 3".into() }))),
+            row("storage: write failed", RoleError::Storage(KeepError::from(StoreError::Other("the transaction was aborted".into())))),
+            row("storage: none in this browser", RoleError::Storage(KeepError::from(StoreError::Unavailable("IndexedDB is missing".into())))),
+            row("storage: an older tabteam holds the database", RoleError::Storage(KeepError::from(StoreError::Blocked))),
+            row("storage: session deleted elsewhere", RoleError::Storage(KeepError::from(StoreError::NotFound("s-17".into())))),
+            row("storage: unreadable data", RoleError::Storage(KeepError::from(StoreError::Corrupt("a saved record: expected value".into())))),
+            row("storage: saved by a newer tabteam", RoleError::Storage(KeepError::from(StoreError::TooNew { found: 4, supported: 3 }))),
         ];
         expect![[r#"
             bad key (401)
@@ -196,8 +197,8 @@ mod tests {
               status: Paused after an error. Alice: Another tab with an older tabteam keeps the database open, so it cannot be upgraded. Close the other tabteam tabs, then reload this one. Nothing was lost.
 
             storage: session deleted elsewhere
-              bubble: There is no session "s-17" (it may have been deleted in another tab). Choose another one in the Sessions list.
-              status: Paused after an error. Alice: There is no session "s-17" (it may have been deleted in another tab). Choose another one in the Sessions list. Nothing was lost.
+              bubble: This session was deleted (in another tab, perhaps), so the run cannot be saved and is paused. Start a new session, or open another one in the Sessions list.
+              status: Paused after an error. Alice: This session was deleted (in another tab, perhaps), so the run cannot be saved and is paused. Start a new session, or open another one in the Sessions list. Nothing was lost.
 
             storage: unreadable data
               bubble: Saved data could not be read (a saved record: expected value). Open another session or start a new one; export this one first if you want to keep what can be read.

@@ -10,27 +10,7 @@ use super::message::MessageRef;
 use super::shared_str::SharedStr;
 use super::versions::TestSummary;
 
-/// Why a team stopped running.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum StopReason {
-    /// Every role is idle: the work is done.
-    Idle,
-    /// The requested number of rounds ran.
-    RoundsDone,
-    /// The budget would be overrun by the next call.
-    BudgetExhausted { spent: f64, budget: f64 },
-    /// A model has no known price; the user must enter one.
-    UnknownPrice { model: String },
-    /// The user stopped the run; it can be resumed.
-    Cancelled,
-    /// Every role that ran this round failed (a provider error, say); the
-    /// run pauses so nothing is lost.
-    Failed { errors: Vec<(String, String)> },
-    /// The tab closed (or reloaded) while the team worked; the session was
-    /// opened again from storage.
-    Interrupted,
-}
+pub use super::stop_reason::StopReason;
 
 /// One thing that happened. Names are [`SharedStr`]s: a running team emits
 /// several events per call, and copying a role's name into each is most of

@@ -15,16 +15,26 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use super::checkpoint::Checkpoints;
 use super::cost::CostLedger;
 use super::events::{EventSink, TeamEvent};
+use super::keep_error::KeepError;
 use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
-use super::role::RoleError;
+use super::role_error::RoleError;
 use super::shared_str::SharedStr;
+
+/// What a gate waits on before each call when the team is kept durable:
+/// the team's `checkpoint::Checkpoints`. A trait here so that the gate,
+/// which every action holds, does not depend on the checkpoint, which reads
+/// the roles (the write-through cycle stays between role and checkpoint).
+pub trait KeepFirst {
+    /// Keep the team as it stands; the call is made once this is `Ok`.
+    fn keep_first(self: Rc<Self>) -> LocalBoxFuture<'static, Result<(), KeepError>>;
+}
 
 /// A finished call of the pending reaction: which request, what answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,7 +198,7 @@ pub struct LlmGate {
     /// awaits: no journal entry could ever be saved or replayed.
     absorbed: bool,
     /// Write-through: kept before every call that is made.
-    checkpoints: Option<Rc<Checkpoints>>,
+    checkpoints: Option<Rc<dyn KeepFirst>>,
 }
 
 impl LlmGate {
@@ -222,7 +232,7 @@ impl LlmGate {
     }
 
     /// The same door, keeping a checkpoint before each call it makes.
-    pub(crate) fn keeping(self, checkpoints: Rc<Checkpoints>) -> Self {
+    pub(crate) fn keeping(self, checkpoints: Rc<dyn KeepFirst>) -> Self {
         Self { checkpoints: Some(checkpoints), ..self }
     }
 
@@ -260,7 +270,7 @@ impl LlmGate {
         // Nothing this call depends on may be lost if the tab closes while
         // it streams.
         if let Some(checkpoints) = &self.checkpoints {
-            checkpoints.keep().await.map_err(RoleError::Storage)?;
+            checkpoints.clone().keep_first().await.map_err(RoleError::Storage)?;
         }
         self.events.emit_with(|| TeamEvent::LlmStarted { role: self.role.clone(), model: model.clone(), quiet: self.quiet });
         let done = match self.llm.reply(request) {

@@ -18,6 +18,10 @@
 //! next one changes. A wake from outside a poll (a network answer) reaches
 //! the executor as before, and after [`PASSES`] passes in one poll the join
 //! hands back to the executor anyway.
+//! Kept for the widget's 250,000 B budget and the Chromium floor (S5 >= 30x,
+//! issue #24): with `join_all` the widget package measured 255,098 B gzip
+//! against 253,243, and S5 in Chromium 4.65 us a step over the first 100
+//! (34x) and 29.2 us over all 1,000 (31.5x); README gives 1.75 us with this.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -10,17 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::rc::Rc;
 
-pub use super::addresses::Addresses;
+pub use super::addresses::{Addresses, ALL, NONE, SELF};
 use super::shared_str::SharedStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The address every role has.
-pub const ALL: &str = "<all>";
-/// The address no role has: a message sent here reaches nobody.
-pub const NONE: &str = "<none>";
-/// Stands for the sending role; replaced by its name on publish.
-pub const SELF: &str = "<self>";
 
 /// The action kind of a user's requirement (MetaGPT's `UserRequirement`).
 pub const USER_REQUIREMENT: &str = "UserRequirement";

@@ -16,7 +16,8 @@ use crate::core::events::{EventSink, StopReason};
 use crate::core::llm::scripted::{ScriptedLlm, Turn};
 use crate::core::llm::{ChatRequest, Llm, LlmError, Reply, StreamEvent};
 use crate::core::message::ActionKind;
-use crate::core::role::{ReactMode, Role, RoleError, RoleSpec};
+use crate::core::role::{ReactMode, Role, RoleSpec};
+use crate::core::role_error::RoleError;
 use crate::core::team::Team;
 use crate::cross_test;
 

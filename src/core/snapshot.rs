@@ -18,13 +18,11 @@ use serde::{Deserialize, Serialize};
 use super::cost::CostLedger;
 use super::experience::ExperiencePool;
 use super::files::ProjectFiles;
-use super::memory::Memory;
 use super::message::{IdSource, Message, MessageId, MessageRef};
 use super::gate::{CallJournal, JournalEntry};
 use super::plan::Plan;
 use super::post::PostOffice;
 use super::role::{ReactProgress, RoleState};
-use super::team::Team;
 use super::versions::ProjectLog;
 
 /// Bumped whenever the saved shape changes; `restore` migrates older ones.
@@ -325,87 +323,5 @@ pub(crate) fn compose(frame: &Frame) -> TeamSnapshot {
         files: frame.files.clone(),
         experience: frame.experience.clone(),
         project: frame.project.clone(),
-    }
-}
-
-impl Team {
-    /// Everything needed to continue this team later.
-    pub fn snapshot(&self) -> TeamSnapshot {
-        self.with_frame(compose)
-    }
-
-    /// `f` over the team as it stands, borrowed.
-    pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
-        let world = &self.env.world;
-        let (ids, ledger, post, files, experience, project) = (
-            world.ids.borrow(),
-            self.ledger.borrow(),
-            world.post.borrow(),
-            world.files.borrow(),
-            world.experience.borrow(),
-            world.project.borrow(),
-        );
-        let frame = Frame {
-            idea: &self.idea,
-            round: self.round,
-            ids: &ids,
-            ledger: &ledger,
-            history: post.history(),
-            files: &files,
-            experience: &experience,
-            project: &project,
-            roles: self.env.roles().iter().map(|r| RoleFrame::of(r.name(), &r.state, &post)).collect(),
-        };
-        f(&frame)
-    }
-
-    /// Continue from `snapshot`. The team must have been built by the same
-    /// recipe (same role names); its state is replaced wholesale.
-    pub fn restore(&mut self, snapshot: TeamSnapshot) -> Result<(), SnapshotError> {
-        if snapshot.schema_version > SCHEMA_VERSION {
-            return Err(SnapshotError::TooNew { found: snapshot.schema_version });
-        }
-        for r in &snapshot.roles {
-            if self.env.role(&r.name).is_none() {
-                return Err(SnapshotError::UnknownRole(r.name.clone()));
-            }
-        }
-        let table: HashMap<MessageId, MessageRef> = snapshot.messages.into_iter().map(|m| (m.id, Rc::new(m))).collect();
-        let resolve = |ids: &[MessageId]| -> Result<Vec<MessageRef>, SnapshotError> {
-            ids.iter().map(|id| table.get(id).cloned().ok_or(SnapshotError::MissingMessage(*id))).collect()
-        };
-        let history = resolve(&snapshot.history)?;
-        let mut buffers = Vec::new();
-        for r in snapshot.roles {
-            let mut memory = Memory::default();
-            memory.add_batch(resolve(&r.memory)?);
-            let mut working_memory = Memory::default();
-            working_memory.add_batch(resolve(&r.working_memory)?);
-            let news = resolve(&r.news)?;
-            buffers.push((r.name.clone(), resolve(&r.buffer)?));
-            let role = self.env.role_mut(&r.name).ok_or_else(|| SnapshotError::UnknownRole(r.name.clone()))?;
-            role.state.memory = memory;
-            role.state.working_memory = working_memory;
-            role.state.news = news;
-            role.state.state = r.state;
-            role.state.latest_observed = r.latest_observed;
-            role.state.pending = r.pending;
-            role.state.progress = r.progress;
-            *role.state.plan.borrow_mut() = r.plan;
-            role.state.journal = Rc::new(std::cell::RefCell::new(CallJournal::from_entries(r.journal)));
-        }
-        self.env.world.post.borrow_mut().restore(history, buffers);
-        *self.env.world.ids.borrow_mut() = snapshot.ids;
-        *self.env.world.files.borrow_mut() = snapshot.files;
-        *self.env.world.experience.borrow_mut() = snapshot.experience;
-        *self.env.world.project.borrow_mut() = snapshot.project;
-        *self.ledger.borrow_mut() = snapshot.ledger;
-        self.idea = snapshot.idea;
-        self.round = snapshot.round;
-        if let Some(checkpoints) = &self.env.world.checkpoints {
-            checkpoints.capture_all(self.env.roles());
-            checkpoints.set_team(&self.idea, self.round);
-        }
-        Ok(())
     }
 }

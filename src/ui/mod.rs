@@ -47,16 +47,9 @@ pub fn mount() {
     leptos::mount::mount_to_body(App);
 }
 
-/// A finite number typed into a field, read by JavaScript's `Number()`
-/// (Rust's float parser costs ~10 KB of wasm); `None` when blank or not a
-/// number.
+/// A finite number typed into a field; `None` when blank or not a number.
 pub(crate) fn parse_number(text: &str) -> Option<f64> {
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    let n = text.parse::<js_sys::Number>().map_or(f64::NAN, |n| n.value_of());
-    n.is_finite().then_some(n)
+    text.trim().parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
 /// Everything the page shares between components. Signals are handles, so

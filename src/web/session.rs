@@ -19,6 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::checkpoint::{Checkpoints, Durable};
+use crate::core::keep_error::KeepError;
 use crate::core::snapshot::TeamSnapshot;
 use crate::core::store::{NewSession, SessionData, SessionStatus, SessionWriter, Store, StoreError};
 
@@ -127,14 +128,14 @@ impl Keeper {
 }
 
 impl Durable for KeeperSink {
-    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), String>> {
+    fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), KeepError>> {
         let (store, writer) = (self.store.clone(), self.writer.clone());
         Box::pin(async move {
             let mut writer = writer.lock().await;
             // Read once the writer is free: only what changed since the
             // last commit, straight from the live team.
             let changes = team.with_frame(|frame| writer.changes(frame));
-            writer.commit(&*store, changes, Some(SessionStatus::Running), now_ms()).await.map(|_| ()).map_err(|e| e.to_string())
+            writer.commit(&*store, changes, Some(SessionStatus::Running), now_ms()).await.map(|_| ()).map_err(KeepError::from)
         })
     }
 }
@@ -202,7 +203,6 @@ impl InFlight {
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
-            // `extend`, not `collect` (which sorts first: see `core::sort`).
             let mut partial = BTreeMap::new();
             partial.extend(this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())));
             if partial.is_empty() {

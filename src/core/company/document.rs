@@ -11,7 +11,7 @@ use crate::core::action::{ActionContext, ActionOutput};
 use crate::core::action_node::{ActionNode, FillError, Filled};
 use crate::core::llm::ChatMessage;
 use crate::core::message::MessageRef;
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 
 use super::FILL_ATTEMPTS;
 
@@ -115,7 +115,6 @@ pub(crate) fn document_output(
 ) -> Result<ActionOutput, RoleError> {
     // An empty field would leave a bare heading, read as a broken document:
     // show a dash, which needs no translation.
-    // `extend`, not `collect` (which sorts first: see `core::sort`).
     let mut shown = Map::new();
     shown.extend(filled.instruct_content.iter().map(|(key, value)| {
         (key.clone(), if is_blank(value) { Value::String(EMPTY_FIELD.into()) } else { value.clone() })

@@ -20,7 +20,7 @@ use crate::core::events::{EventSink, StopReason};
 use crate::core::llm::scripted::{ScriptedLlm, Turn};
 use crate::core::llm::{ChatRequest, ChatRole, LlmError};
 use crate::core::message::{Message, MessageRef};
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 use crate::core::team::Team;
 use crate::cross_test;
 

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::core::action::{Action, ActionContext, ActionOutput};
 use crate::core::files::normalize_path;
 use crate::core::message::ActionKind;
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 
 use super::code_block::{extract_code, fence_language, fenced};
 use super::document::{failure, latest, require_upstream, write_file};

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::core::action::{Action, ActionContext, ActionOutput};
 use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::{ActionKind, USER_REQUIREMENT};
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 
 use super::document::{document_output, failure, fill, latest};
 use super::incremental::{legacy_document, refine, REFINED_REQUIREMENTS};

@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::core::action::{Action, ActionContext, ActionOutput};
 use crate::core::action_node::{ActionNode, FieldType};
 use crate::core::message::ActionKind;
-use crate::core::role::RoleError;
+use crate::core::role_error::RoleError;
 
 use super::document::{document_output, fill, require_upstream};
 use super::incremental::{legacy_to_refine, refine, INCREMENTAL_CHANGE, REFINED_FILE_LIST};

@@ -17,6 +17,7 @@ pub mod reply;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
+pub mod transport;
 pub mod turn_text;
 
 use std::fmt;

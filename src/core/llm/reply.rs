@@ -8,6 +8,9 @@
 //! then `Done` means, or the error; [`Reply::into_stream`] makes it that
 //! stream. It still suspends once before it is ready, as any call does,
 //! so a call remains a point where the round's other roles get a turn.
+//! Kept for the native overhead floor (S5 >= 100x MetaGPT, issue #24): streaming
+//! every scripted answer measured S5's first 100 steps at 1.49 us (108x) against
+//! 1.0-1.27 us (126-160x), and 12.1 heap allocations a step against 8.15.
 
 use std::future::Future;
 use std::pin::Pin;

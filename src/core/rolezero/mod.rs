@@ -11,10 +11,15 @@
 //! - `repair`: the local JSON repairs (trailing commas, bad escapes, raw
 //!   control characters, Python quoting).
 //! - `quick_think`: `QuickThink` and `parse_quick_think`.
-//! - `zero`: the RoleZero reactor (the loop itself), its prompts in
-//!   `prompts/`, and the team leader's command.
+//! - `zero`: the RoleZero reactor (the loop itself); `config`: `ZeroConfig`;
+//!   `commands`: `ZeroCx` and RoleZero's own commands (`end`, `ask_human`,
+//!   `reply_to_human`, the team leader's `publish_team_message`);
+//!   `prompt`: the prompts (texts in `prompts/`) and the history as turns.
 
+mod commands;
+mod config;
 mod parse;
+mod prompt;
 mod quick_think;
 mod repair;
 mod step;

@@ -14,43 +14,35 @@
 //! A role restored mid-loop runs the next command, never one that already
 //! ran (commands have effects: a plan change, a file write, a message).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 
+pub use super::commands::{register_team_leader_commands, ZeroCx, ASK_HUMAN, END, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
+pub use super::config::ZeroConfig;
 pub use super::step::Step;
+use super::commands::register_special_commands;
+use super::prompt::{page_context, with_system, COMMAND, QUICK_RESPONSE, QUICK_THINK, REGENERATE, REPORT_TO_HUMAN, SUMMARY};
 use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
 use crate::core::commands::host::HOST_PREFIX;
 use crate::core::events::TeamEvent;
-use crate::core::commands::{register_plan_commands, Command, CommandSpec, HasPlan, Param, ParamType, Registry};
-use crate::core::experience::{render_example, Experience};
-use crate::core::files::{register_editor_commands, HasFiles, ProjectFiles};
+use crate::core::commands::{register_plan_commands, Command, Registry};
+use crate::core::experience::Experience;
+use crate::core::files::register_editor_commands;
 use crate::core::human::STOP_ANSWER;
 use crate::core::llm::ChatMessage;
 use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
-use crate::core::plan::{Plan, TASK_TYPES};
-use crate::core::role::{ReactMode, Reactor, Role, RoleError, RoleSpec, World};
-use crate::core::sandbox::{HasSandbox, Sandbox, RUN_TESTS};
+use crate::core::role::{ReactMode, Reactor, Role, RoleSpec};
+use crate::core::role_error::RoleError;
+use crate::core::world::World;
+use crate::core::sandbox::RUN_TESTS;
 
-const SYSTEM: &str = include_str!("prompts/system.md");
-const COMMAND: &str = include_str!("prompts/command.md");
-const QUICK_THINK: &str = include_str!("prompts/quick_think.md");
-const QUICK_RESPONSE: &str = include_str!("prompts/quick_response.md");
-const REGENERATE: &str = include_str!("prompts/regenerate.md");
-const REPORT_TO_HUMAN: &str = include_str!("prompts/report_to_human.md");
-const SUMMARY: &str = include_str!("prompts/summary.md");
 
 /// The `cause_by` of command outputs fed back to the model.
 pub const RUN_COMMAND: &str = "RunCommand";
 /// The `cause_by` of a quick answer.
 pub const QUICK_THINK_TAG: &str = "QuickThink";
-/// The command that ends the loop.
-pub const END: &str = "end";
-pub const ASK_HUMAN: &str = "RoleZero.ask_human";
-pub const REPLY_TO_HUMAN: &str = "RoleZero.reply_to_human";
-pub const PUBLISH_TEAM_MESSAGE: &str = "TeamLeader.publish_team_message";
 /// How many recent answers the duplicate guard compares against.
 const DUPLICATE_WINDOW: usize = 10;
 /// The `cause_by` of an answer shown to the person but not acted on (a
@@ -64,83 +56,6 @@ pub const REPEAT_NOTE: &str = "I keep giving the same answer; I will stop repeat
 /// Answers in a row outside the command format after which the team
 /// pauses with a diagnosis instead of asking the model again.
 pub const OFF_FORMAT_LIMIT: u32 = 4;
-/// Experiences below this BM25 score are not offered as examples.
-const MIN_EXPERIENCE_SCORE: f64 = 1.0;
-
-/// What the commands may touch while they run: owned handles only, so a
-/// snapshot taken while a command waits (on the human, say) still sees the
-/// plan and the files.
-pub struct ZeroCx {
-    pub plan: Rc<RefCell<Plan>>,
-    pub files: Rc<RefCell<ProjectFiles>>,
-    /// Messages the commands asked to publish: (content, recipients).
-    pub outbox: Vec<(String, Vec<String>)>,
-    /// The team's role names (for validating recipients).
-    pub team: Vec<String>,
-    /// Where tests and the preview run.
-    pub sandbox: Rc<dyn Sandbox>,
-    /// Test failure reports already sent to a member this session.
-    pub reports_sent: usize,
-}
-
-impl HasSandbox for ZeroCx {
-    fn sandbox(&self) -> Rc<dyn Sandbox> {
-        self.sandbox.clone()
-    }
-
-    fn reports_sent(&self) -> usize {
-        self.reports_sent
-    }
-
-    fn send(&mut self, to: &str, content: String) {
-        self.outbox.push((content, vec![to.to_owned()]));
-    }
-}
-
-impl HasPlan for ZeroCx {
-    fn plan(&mut self) -> impl std::ops::DerefMut<Target = Plan> + '_ {
-        self.plan.borrow_mut()
-    }
-}
-
-impl HasFiles for ZeroCx {
-    fn files(&mut self) -> impl std::ops::DerefMut<Target = ProjectFiles> + '_ {
-        self.files.borrow_mut()
-    }
-}
-
-/// How a RoleZero behaves.
-#[derive(Debug, Clone)]
-pub struct ZeroConfig {
-    pub instruction: String,
-    /// Recent messages given to the model (MetaGPT: 200).
-    pub memory_k: usize,
-    /// Classify new user requirements first.
-    pub quick_think: bool,
-    /// Summarize at `end`.
-    pub use_summary: bool,
-    /// "the language of the user's requirement" or a language name.
-    pub language: String,
-    /// Where the final response goes (a team leader), instead of everyone.
-    pub report_to: Option<String>,
-    /// At `end`, write the human a report if nobody replied to them yet.
-    /// Team members leave that to their leader.
-    pub reply_on_end: bool,
-}
-
-impl Default for ZeroConfig {
-    fn default() -> Self {
-        Self {
-            instruction: "Help the user with their request, using the commands available.".into(),
-            memory_k: 200,
-            quick_think: true,
-            use_summary: false,
-            language: "the language of the user's requirement".into(),
-            report_to: None,
-            reply_on_end: true,
-        }
-    }
-}
 
 /// Where the loop stands. Saved with the role.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -164,8 +79,8 @@ fn is_zero(n: &u32) -> bool {
 
 /// The RoleZero reactor: a command registry and a config.
 pub struct RoleZero {
-    registry: Registry<ZeroCx>,
-    config: ZeroConfig,
+    pub(super) registry: Registry<ZeroCx>,
+    pub(super) config: ZeroConfig,
 }
 
 impl RoleZero {
@@ -192,47 +107,6 @@ impl RoleZero {
     }
 }
 
-/// `end`, `RoleZero.ask_human`, `RoleZero.reply_to_human`: listed in the
-/// prompt like any command, run by the loop itself (they act on the loop).
-fn register_special_commands(registry: &mut Registry<ZeroCx>) {
-    let loop_only = |_: &mut ZeroCx, _| Err("this command is run by the role's loop".to_string());
-    registry.register_fn(
-        CommandSpec::new(END, "End your work for now: when every task is finished and the user has what they asked for.").exclusive(),
-        loop_only,
-    );
-    registry.register_fn(
-        CommandSpec::new(ASK_HUMAN, "Ask the user a question and wait for the answer. Use it only when you cannot go on without it.")
-            .param(Param::new("question", ParamType::Str))
-            .exclusive(),
-        loop_only,
-    );
-    registry.register_fn(
-        CommandSpec::new(REPLY_TO_HUMAN, "Show the user a reply: an answer, the result of the work, where to find it.")
-            .param(Param::new("content", ParamType::Str)),
-        loop_only,
-    );
-}
-
-/// `TeamLeader.publish_team_message`: the team leader's way to hand work to a member.
-pub fn register_team_leader_commands(registry: &mut Registry<ZeroCx>) {
-    registry.register_fn(
-        CommandSpec::new(
-            PUBLISH_TEAM_MESSAGE,
-            "Send a message to a team member: what to do, with everything they need to know. \
-             send_to is the member's name. Send one message per member per step.",
-        )
-        .param(Param::new("content", ParamType::Str))
-        .param(Param::new("send_to", ParamType::Str)),
-        |cx: &mut ZeroCx, args| {
-            let to = args.str("send_to")?.trim().to_string();
-            if !cx.team.iter().any(|n| *n == to) {
-                return Err(format!("there is no team member named \"{to}\"; the team is: {}", cx.team.join(", ")));
-            }
-            cx.outbox.push((args.str("content")?.to_string(), vec![to.clone()]));
-            Ok(format!("message sent to {to}"))
-        },
-    );
-}
 
 fn progress(role: &Role) -> ZeroProgress {
     serde_json::from_value(role.state.progress.extra.clone()).unwrap_or_default()
@@ -293,7 +167,7 @@ impl Reactor for RoleZero {
                         if next < commands.len() && !failed {
                             let command = &commands[next];
                             let outcome = self.run_one(role, world, command, &mut p).await?;
-                            // The conversation says what the command did (`view_words`).
+                            // The conversation says what the command did (`view::words`).
                             world.events.emit_with(|| TeamEvent::CommandRan {
                                 role: role.shared_name(),
                                 command: command.clone(),
@@ -593,71 +467,6 @@ impl RoleZero {
         role.set_state(-1);
         Ok(summary)
     }
-
-    /// The system prompt: the same for every call of this role. The text
-    /// all RoleZeros share (task types, then the commands, common ones
-    /// first) comes before this role's identity and instruction, so one
-    /// role's request warms the cache for the next role's.
-    fn system_prompt(&self, role: &Role, world: &World) -> String {
-        let task_types: String = TASK_TYPES.iter().map(|(name, desc)| format!("- {name}: {desc}\n")).collect();
-        SYSTEM
-            .replace("{task_types}", task_types.trim_end())
-            .replace("{commands}", &self.command_prompt(world))
-            .replace("{role_info}", &self.prefix(role, world))
-            .replace("{instruction}", self.config.instruction.trim())
-    }
-
-    /// The past experience closest to the latest user requirement, as an
-    /// example; it changes as experiences are recorded, so it goes in the
-    /// last turn, not the system prompt.
-    fn example(&self, role: &Role, world: &World) -> String {
-        let request = role
-            .state
-            .memory
-            .all()
-            .iter()
-            .rev()
-            .find(|m| m.cause_by.as_str() == USER_REQUIREMENT)
-            .map(|m| m.content.clone())
-            .unwrap_or_default();
-        let experience = world.experience.borrow();
-        experience.best_match(&request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
-    }
-
-    /// The role's commands, then the host page's tools (if any) numbered
-    /// after them.
-    fn command_prompt(&self, world: &World) -> String {
-        let mut commands = self.registry.prepare_command_prompt();
-        if let Some(host) = &world.host {
-            commands.push_str(&host.command_prompt(self.registry.len() + 1));
-        }
-        commands
-    }
-
-    fn prefix(&self, role: &Role, world: &World) -> String {
-        role.prefix(&world.env_desc, &world.post.borrow().role_names())
-    }
-
-    /// The last `memory_k` messages as chat turns: this role's own words as
-    /// the assistant, everyone else's as the user, with who said it.
-    fn history(&self, role: &Role) -> Vec<ChatMessage> {
-        role.state
-            .memory
-            .get(self.config.memory_k)
-            .iter()
-            .filter(|m| m.cause_by.as_str() != SHOWN_ONLY)
-            .map(|m| {
-                if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
-                    ChatMessage::assistant(m.content.clone())
-                } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
-                    ChatMessage::user(m.content.clone())
-                } else {
-                    ChatMessage::user(format!("[Message] from {}: {}", m.sent_from, m.content))
-                }
-            })
-            .collect()
-    }
-
     fn remember(&self, role: &mut Role, world: &World, content: &str, who: MsgRole, cause_by: &str) {
         let message = Message::new(world.new_id(), content).with_role(who).caused_by(cause_by).from_role(&role.spec.name);
         role.state.memory.add(Rc::new(message));
@@ -679,13 +488,3 @@ impl RoleZero {
     }
 }
 
-/// The hook for the host page's readable context: its section for the
-/// last turn of a request, when the page set any.
-fn page_context(world: &World) -> Option<String> {
-    world.host.as_ref().and_then(|host| host.context_block())
-}
-
-fn with_system(system: &str, mut history: Vec<ChatMessage>) -> Vec<ChatMessage> {
-    history.insert(0, ChatMessage::system(system));
-    history
-}

@@ -98,7 +98,7 @@ fn red_title() -> Vec<String> {
 struct HeldKeep(Rc<futures::lock::Mutex<()>>);
 
 impl crate::core::checkpoint::Durable for HeldKeep {
-    fn keep(&self, _: Rc<crate::core::checkpoint::Checkpoints>) -> futures::future::LocalBoxFuture<'static, Result<(), String>> {
+    fn keep(&self, _: Rc<crate::core::checkpoint::Checkpoints>) -> futures::future::LocalBoxFuture<'static, Result<(), crate::core::keep_error::KeepError>> {
         let gate = self.0.clone();
         Box::pin(async move {
             let _open = gate.lock().await;

@@ -79,8 +79,6 @@ impl SessionData {
             )));
         }
         let ledger = head.to_ledger(&self.costs)?;
-        // `extend`, not `collect`: collecting into a B-tree sorts first, one
-        // more copy of the standard sort in the wasm (see `core::sort`).
         let mut wanted: BTreeSet<MessageId> = BTreeSet::new();
         wanted.extend(meta.history.iter().copied());
         let mut names = BTreeSet::new();
@@ -128,7 +126,7 @@ impl SessionData {
             if normalize_path(path).ok().as_deref() != Some(path) {
                 return Err(StoreError::Corrupt(format!("the file path \"{path}\" is not a valid project path")));
             }
-            crate::core::sort::sort_by_key(&mut versions, |v| v.version);
+            versions.sort_by_key(|v| v.version);
             for (i, v) in versions.iter().enumerate() {
                 if usize::try_from(v.version).ok() != Some(i + 1) {
                     return Err(StoreError::Corrupt(format!("file \"{path}\" is missing version {}", i + 1)));

@@ -266,7 +266,7 @@ impl Store for MemoryStore {
         self.ready(move |t| {
             let session = t.session(id)?;
             let mut roles: Vec<RoleRecord> = t.scan(Table::Roles, &[s(id)])?;
-            crate::core::sort::sort_by_key(&mut roles, |r| r.index);
+            roles.sort_by_key(|r| r.index);
             Ok(SessionData {
                 session,
                 meta: match t.get::<MetaHead>(&key(Table::Meta, [s(id)]))? {

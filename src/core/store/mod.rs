@@ -46,6 +46,8 @@ mod tests;
 
 use futures::future::LocalBoxFuture;
 
+use super::keep_error::KeepError;
+
 pub use batch::{Batch, HistoryEdit, ListEdit, RoleEdit};
 pub use data::{file_versions, SessionData};
 pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FORMAT};
@@ -67,11 +69,12 @@ pub type StoreFuture<'a, T> = LocalBoxFuture<'a, Result<T, StoreError>>;
 pub enum StoreError {
     #[error("Saving is not possible in this browser ({0}); in a private window IndexedDB may be switched off. The team can still run, but nothing will survive a reload: keep this tab open until you have what you need.")]
     Unavailable(String),
-    #[error("The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.")]
+    // The same words as a checkpoint that could not be kept for it.
+    #[error("{}", KeepError::Quota)]
     QuotaExceeded,
     #[error("Another tab with an older tabteam keeps the database open, so it cannot be upgraded. Close the other tabteam tabs, then reload this one.")]
     Blocked,
-    #[error("This session is open in another tab ({by}). Close it there, or wait a moment for that tab's hold on it to run out, then Resume.")]
+    #[error("{}", KeepError::LeaseLost { by: by.clone() })]
     Locked { by: String },
     #[error("There is no session \"{0}\" (it may have been deleted in another tab). Choose another one in the Sessions list.")]
     NotFound(String),
@@ -81,6 +84,20 @@ pub enum StoreError {
     TooNew { found: u32, supported: u32 },
     #[error("Saving failed ({0}), so the last change was not saved and the run is paused. Resume to try again; if it keeps failing, export the session to keep it.")]
     Other(String),
+}
+
+/// A commit that failed under a checkpoint: a full quota, a lease another
+/// tab took and a deleted session keep their own kinds (and words); any
+/// other failure keeps the store's words.
+impl From<StoreError> for KeepError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::QuotaExceeded => KeepError::Quota,
+            StoreError::Locked { by } => KeepError::LeaseLost { by },
+            StoreError::NotFound(_) => KeepError::SessionGone,
+            other => KeepError::Other(other.to_string()),
+        }
+    }
 }
 
 impl StoreError {

@@ -150,7 +150,7 @@ pub fn session_id(n: u64) -> String {
 
 /// The sessions list's order: most recently updated first.
 pub fn sort_sessions(sessions: &mut [SessionRecord]) {
-    crate::core::sort::sort_by(sessions, |a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    sessions.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
 }
 
 /// What the user gives to start a session.

@@ -150,8 +150,8 @@ impl Tracker {
             .filter(|saved| !frame.roles.iter().any(|r| r.name == saved.name))
             .map(|r| r.name.clone())
             .collect();
-        crate::core::sort::sort_by(&mut batch.roles_removed, Ord::cmp);
-        crate::core::sort::sort_by_key(&mut batch.messages, |m| m.id);
+        batch.roles_removed.sort();
+        batch.messages.sort_by_key(|m| m.id);
 
         diff_files(Some(&self.files), frame.files, &mut batch);
         let files = (!batch.files.is_empty() || !batch.files_removed.is_empty()).then(|| frame.files.clone());
@@ -229,7 +229,7 @@ impl Tracker {
                     None => roles.extend(edit.applied(None).map(|r| (edit.index, r))),
                 }
             }
-            crate::core::sort::sort_by_key(&mut roles, |(i, _)| *i);
+            roles.sort_by_key(|(i, _)| *i);
             self.roles = roles.into_iter().map(|(_, r)| r).collect();
         }
         self.messages.extend(pending.messages);

@@ -62,7 +62,7 @@ pub struct ProjectLog {
     /// Why the last run stopped, so a reopened session says what happened
     /// (an error, the budget, the person's Stop) instead of guessing.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_stop: Option<crate::core::events::StopReason>,
+    pub last_stop: Option<crate::core::stop_reason::StopReason>,
     /// The errors the conversation showed (the last [`SHOWN_ERRORS`]), so a
     /// reopened session shows them where they were.
     #[serde(skip_serializing_if = "Vec::is_empty")]

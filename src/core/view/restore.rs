@@ -21,14 +21,14 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::events::{StopReason, TeamEvent};
-use super::message::{Message, MessageId, MsgRole};
-use super::rolezero::{parse_commands, ParseOutcome};
-use super::commands::Command;
-use super::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, RUN_COMMAND, SHOWN_ONLY};
-use super::snapshot::TeamSnapshot;
-use super::view::{split_commands, EntryKind, RunState, RunView};
-use super::view_words::deed;
+use crate::core::events::{StopReason, TeamEvent};
+use crate::core::message::{Message, MessageId, MsgRole};
+use crate::core::rolezero::{parse_commands, ParseOutcome};
+use crate::core::commands::Command;
+use crate::core::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, RUN_COMMAND, SHOWN_ONLY};
+use crate::core::snapshot::TeamSnapshot;
+use super::{split_commands, EntryKind, RunState, RunView};
+use super::words::deed;
 
 /// The cause a RoleZero gives the answers it keeps in memory.
 const ZERO_ANSWER: &str = "RoleZero";
@@ -37,12 +37,9 @@ impl RunView {
     /// The conversation, costs and round of a saved team, stopped for `reason`.
     pub fn restored(snapshot: &TeamSnapshot, reason: StopReason) -> RunView {
         let mut view = RunView::default();
-        // `extend`, not `collect`: collecting into a B-tree sorts first, one
-        // more copy of the standard sort in the wasm (see `core::sort`).
-        let (mut published, mut answers, mut by_id) = (BTreeSet::new(), BTreeSet::new(), BTreeMap::<MessageId, &Message>::new());
-        published.extend(snapshot.history.iter().copied());
-        answers.extend(snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()));
-        by_id.extend(snapshot.messages.iter().map(|m| (m.id, m)));
+        let published: BTreeSet<MessageId> = snapshot.history.iter().copied().collect();
+        let answers: BTreeSet<MessageId> = snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()).collect();
+        let by_id: BTreeMap<MessageId, &Message> = snapshot.messages.iter().map(|m| (m.id, m)).collect();
         let mut shown: BTreeSet<MessageId> = BTreeSet::new();
         let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
@@ -52,7 +49,7 @@ impl RunView {
             if shown.contains(&id) {
                 continue;
             }
-            if published.contains(&id) && message.cause_by.as_str() == QUICK_THINK_TAG && message.send_to.iter().any(|a| a == super::message::ALL) {
+            if published.contains(&id) && message.cause_by.as_str() == QUICK_THINK_TAG && message.send_to.iter().any(|a| a == crate::core::message::ALL) {
                 // A quick answer: live, its streamed text became the reply
                 // (the message itself, sent to all, is not shown twice).
                 view.apply(&TeamEvent::ReplyToHuman { role: message.sent_from.clone(), content: message.content.clone() });

@@ -12,10 +12,12 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::message::{Message, MessageRef, MsgRole};
-use super::plan::{Plan, PlanError, Task, TASK_TYPES};
-use super::role::{Role, RoleError, World};
-use super::events::TeamEvent;
+use super::Role;
+use crate::core::events::TeamEvent;
+use crate::core::message::{Message, MessageRef, MsgRole};
+use crate::core::plan::{Plan, PlanError, Task, TASK_TYPES};
+use crate::core::role_error::RoleError;
+use crate::core::world::World;
 
 /// How many answers the model gets to produce a valid plan.
 pub const MAX_PLAN_ATTEMPTS: u32 = 3;

@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use super::commands::Command;
-use super::rolezero::zero::{ASK_HUMAN, END, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
+use crate::core::commands::Command;
+use crate::core::rolezero::zero::{ASK_HUMAN, END, PUBLISH_TEAM_MESSAGE, REPLY_TO_HUMAN};
 
 /// Longest quoted text (an instruction, a question) before it is cut.
 const QUOTE_CHARS: usize = 80;
@@ -52,7 +52,7 @@ pub fn deed(role: &str, command: &Command, outcome: Option<&Result<String, Strin
         "Sandbox.run_tests" => tests_run(role, output),
         "Sandbox.preview" => format!("{role} opened the preview"),
         "Sandbox.read_console" => format!("{role} read the preview's console"),
-        name => match name.strip_prefix(super::commands::host::HOST_PREFIX) {
+        name => match name.strip_prefix(crate::core::commands::host::HOST_PREFIX) {
             Some(tool) => format!("{role} used the page's tool {tool}"),
             None => format!("{role} ran {name}"),
         },

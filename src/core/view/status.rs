@@ -9,10 +9,10 @@
 
 use std::borrow::Cow;
 
-use super::events::StopReason;
-use super::versions::TestSummary;
-use super::view::{RunState, RunView};
-use super::view_words::doing_from_stream;
+use crate::core::events::StopReason;
+use crate::core::versions::TestSummary;
+use super::{RunState, RunView};
+use super::words::doing_from_stream;
 
 /// What the status says of the version a run made.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -16,7 +16,7 @@ pub struct Entry {
     pub text: String,
     /// JSON commands in the answer, folded away by default.
     pub commands: Option<String>,
-    /// What the answer's commands did, in words (`view_words::deed`).
+    /// What the answer's commands did, in words (`words::deed`).
     pub deeds: Vec<String>,
     /// Still streaming.
     pub live: bool,
@@ -96,8 +96,8 @@ mod tests {
     /// is unstyled in both; the widget leaves a message plain too).
     #[test]
     fn the_styled_kinds_are_the_kinds_given_out() {
-        let site = include_str!("../../www/style.css");
-        let widget = include_str!("../widget/tabteam-widget.js");
+        let site = include_str!("../../../www/style.css");
+        let widget = include_str!("../../widget/tabteam-widget.js");
         let question = EntryKind::Question { question_id: 1, answered: false };
         for kind in [EntryKind::User, EntryKind::Message { to_all: false }, EntryKind::Reply, question, EntryKind::Error] {
             assert!(site.contains(&format!(".entry.{}", kind.class())), "style.css has no .entry.{}", kind.class());

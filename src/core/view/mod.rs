@@ -5,10 +5,15 @@
 //!
 //! It is plain data with one method, [`RunView::apply`], so the UI renders
 //! it and holds no logic, and every rule here is tested natively. It does
-//! not render, sanitize or format for HTML: text stays text. Beside it:
-//! `view_entry` (a line of the conversation and its kind), `view_status`
-//! (the status line and the stop texts), `view_words` (what commands did,
-//! in words), `view_restore` (the view rebuilt from a snapshot).
+//! not render, sanitize or format for HTML: text stays text. Its parts:
+//! `entry` (a line of the conversation and its kind), `status` (the status
+//! line and the stop texts), `words` (what commands did, in words),
+//! `restore` (the view rebuilt from a snapshot).
+
+mod entry;
+mod restore;
+mod status;
+pub mod words;
 
 use std::collections::BTreeMap;
 
@@ -16,11 +21,11 @@ use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
 use super::message::USER_REQUIREMENT;
 use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
-use super::view_status::VersionNote;
-use super::view_words::{deed, report_text};
+use status::VersionNote;
+use words::{deed, report_text};
 
-pub use super::view_entry::{split_commands, Entry, EntryKind};
-pub use super::view_status::stop_text;
+pub use entry::{split_commands, Entry, EntryKind};
+pub use status::stop_text;
 
 /// The run as a whole.
 #[derive(Debug, Clone, Default, PartialEq)]

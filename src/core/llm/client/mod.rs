@@ -1,0 +1,276 @@
+//! A real model behind the [`Llm`] port: a provider codec, an injected HTTP
+//! transport, and retries like the official SDKs.
+//!
+//! Everything here is pure logic over two ports: [`Transport`] moves bytes
+//! (the browser's `fetch` in `web::transport`; recorded bytes in tests) and
+//! [`Runtime`] sleeps, tells the time and draws jitter (the browser's timers;
+//! a fake clock in tests). So retry decisions, delays, truncation and error
+//! mapping are all tested natively, deterministically.
+//!
+//! Retries happen only before the body starts: a stream cut mid-way is
+//! reported as [`LlmError::Truncated`] with the text so far, never silently
+//! re-requested (that would bill the prompt twice).
+
+use std::rc::Rc;
+
+use futures::stream::{self, LocalBoxStream, StreamExt};
+
+use crate::core::llm::anthropic::{self, AnthropicStream};
+use crate::core::llm::http::Protocol;
+use crate::core::llm::openai::{self, OpenAiStream};
+use crate::core::llm::retry::{error_from_response, Outcome, RetryDecision, RetryPolicy};
+use crate::core::llm::{ChatRequest, Llm, LlmError, StreamEvent};
+
+pub use crate::core::llm::transport::{Body, Runtime, Transport, TransportFailure};
+
+/// Where and how to reach a model. The key lives only in memory here; it is
+/// sent to `base_url` and nowhere else, and never appears in `Debug`.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub protocol: Protocol,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    /// How long to wait for the response head.
+    pub timeout_ms: u64,
+    pub max_tokens: Option<u32>,
+    /// What to tell the user when the browser cannot reach `base_url` at
+    /// all (see `presets::blocked_hint`); `None` gives a plain network error.
+    pub unreachable_hint: Option<String>,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("protocol", &self.protocol)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+/// How often a retry pause says how long is left.
+const COUNTDOWN_STEP_MS: u64 = 1_000;
+
+/// The default wait for a response head: generous, since a long prompt can
+/// take a while before the first token.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// An [`Llm`] that talks HTTP.
+pub struct HttpLlm {
+    config: Rc<ProviderConfig>,
+    transport: Rc<dyn Transport>,
+    runtime: Rc<dyn Runtime>,
+    policy: RetryPolicy,
+}
+
+impl HttpLlm {
+    pub fn new(config: ProviderConfig, transport: Rc<dyn Transport>, runtime: Rc<dyn Runtime>) -> Self {
+        Self { config: Rc::new(config), transport, runtime, policy: RetryPolicy::default() }
+    }
+
+    pub fn with_policy(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+}
+
+/// A protocol's stream decoder.
+enum Decoder {
+    OpenAi(OpenAiStream),
+    Anthropic(AnthropicStream),
+}
+
+impl Decoder {
+    fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
+        match self {
+            Decoder::OpenAi(d) => d.feed(bytes),
+            Decoder::Anthropic(d) => d.feed(bytes),
+        }
+    }
+
+    fn finish(self) -> Result<(), LlmError> {
+        match self {
+            Decoder::OpenAi(d) => d.finish(),
+            Decoder::Anthropic(d) => d.finish(),
+        }
+    }
+}
+
+enum Phase {
+    Connect,
+    /// A failed attempt will be retried after this pause; `left_ms` of it
+    /// remain, and `reason` says why (repeated in each countdown notice).
+    Wait { left_ms: u64, reason: String },
+    Streaming { body: Box<dyn Body>, decoder: Decoder },
+    Over,
+}
+
+struct Call {
+    config: Rc<ProviderConfig>,
+    transport: Rc<dyn Transport>,
+    runtime: Rc<dyn Runtime>,
+    policy: RetryPolicy,
+    request: ChatRequest,
+    phase: Phase,
+    /// Retries done so far.
+    attempt: u32,
+}
+
+impl Llm for HttpLlm {
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn stream(&self, mut request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
+        if request.max_tokens.is_none() {
+            request.max_tokens = self.config.max_tokens;
+        }
+        let call = Call {
+            config: self.config.clone(),
+            transport: self.transport.clone(),
+            runtime: self.runtime.clone(),
+            policy: self.policy,
+            request,
+            phase: Phase::Connect,
+            attempt: 0,
+        };
+        Box::pin(stream::unfold(call, step).flat_map(stream::iter))
+    }
+}
+
+/// One step of a call: a batch of events, and the call to continue with.
+async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Call)> {
+    match std::mem::replace(&mut call.phase, Phase::Over) {
+        Phase::Over => None,
+        Phase::Connect => match attempt(&call).await {
+            Attempt::Body(body) => {
+                let decoder = match call.config.protocol {
+                    Protocol::OpenAi => Decoder::OpenAi(OpenAiStream::for_request(&call.request)),
+                    Protocol::Anthropic => Decoder::Anthropic(AnthropicStream::for_request(&call.request)),
+                };
+                call.phase = Phase::Streaming { body, decoder };
+                Some((Vec::new(), call))
+            }
+            Attempt::Retry { delay_ms, reason } => {
+                // Say so before the pause, so the person sees why nothing moves.
+                call.phase = Phase::Wait { left_ms: delay_ms, reason: reason.clone() };
+                call.attempt += 1;
+                Some((vec![Ok(StreamEvent::Waiting { ms: delay_ms, reason })], call))
+            }
+            Attempt::Failed(e) => Some((vec![Err(e)], call)),
+        },
+        Phase::Wait { left_ms, reason } => {
+            // A long pause is slept a second at a time, each second
+            // announced with what is left: the person sees a countdown,
+            // not a number that stands still for a minute.
+            let step = left_ms.min(COUNTDOWN_STEP_MS);
+            call.runtime.sleep(step).await;
+            let left_ms = left_ms - step;
+            if left_ms == 0 {
+                call.phase = Phase::Connect;
+                return Some((Vec::new(), call));
+            }
+            let notice = StreamEvent::Waiting { ms: left_ms, reason: reason.clone() };
+            call.phase = Phase::Wait { left_ms, reason };
+            Some((vec![Ok(notice)], call))
+        }
+        Phase::Streaming { mut body, mut decoder } => match body.next_chunk().await {
+            Ok(Some(bytes)) => {
+                let events = decoder.feed(&bytes);
+                let ended = events.iter().any(|e| matches!(e, Ok(StreamEvent::Done(_)) | Err(_)));
+                if !ended {
+                    call.phase = Phase::Streaming { body, decoder };
+                }
+                Some((events, call))
+            }
+            Ok(None) => match decoder.finish() {
+                Ok(()) => None,
+                Err(e) => Some((vec![Err(e)], call)),
+            },
+            Err(failure) => {
+                // The body broke off: whatever arrived is kept in the error.
+                let partial = match decoder.finish() {
+                    Err(LlmError::Truncated { partial_text }) => partial_text,
+                    _ => String::new(),
+                };
+                let error = match failure {
+                    TransportFailure::Aborted => LlmError::Cancelled,
+                    _ => LlmError::Truncated { partial_text: partial },
+                };
+                Some((vec![Err(error)], call))
+            }
+        },
+    }
+}
+
+/// What one attempt to get a response head came to.
+enum Attempt {
+    Body(Box<dyn Body>),
+    /// Try again after `delay_ms`; `reason` says why, for the person.
+    Retry { delay_ms: u64, reason: String },
+    Failed(LlmError),
+}
+
+/// Send once; decide whether a failure is worth another try.
+async fn attempt(call: &Call) -> Attempt {
+    let config = &call.config;
+    let http = match config.protocol {
+        Protocol::OpenAi => openai::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
+        Protocol::Anthropic => anthropic::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
+    };
+    let (outcome, error) = match call.transport.send(http, config.timeout_ms).await {
+        Ok((head, body)) if head.is_success() => return Attempt::Body(body),
+        Ok((head, body)) => {
+            let text = read_all(body).await;
+            let error = error_from_response(config.protocol, head.status, &head, &text);
+            (Outcome::Response(head), error)
+        }
+        Err(TransportFailure::Aborted) => return Attempt::Failed(LlmError::Cancelled),
+        Err(TransportFailure::Timeout) => (Outcome::Timeout, LlmError::Timeout { after_ms: config.timeout_ms }),
+        Err(TransportFailure::Network(message)) => (Outcome::Network, LlmError::Network { message }),
+    };
+    match call.policy.decide(call.attempt, &outcome, call.runtime.jitter(), Some(call.runtime.now_ms())) {
+        RetryDecision::Retry { delay_ms } => Attempt::Retry { delay_ms, reason: wait_reason(&error) },
+        RetryDecision::GiveUp => Attempt::Failed(unreachable(config, error)),
+    }
+}
+
+/// Why a call pauses before its next try, in a few words.
+fn wait_reason(error: &LlmError) -> String {
+    match error {
+        LlmError::RateLimited { .. } => "rate limited by the provider".into(),
+        LlmError::ProviderDown { status, .. } => format!("the provider is busy (HTTP {status})"),
+        LlmError::Timeout { .. } => "no answer in time".into(),
+        LlmError::Network { .. } => "the network failed".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A browser cannot tell "network down" from "CORS blocked": when nothing
+/// got through at all, say both, with the provider's fix.
+fn unreachable(config: &ProviderConfig, error: LlmError) -> LlmError {
+    match (error, &config.unreachable_hint) {
+        (LlmError::Network { message }, Some(hint)) => LlmError::Blocked {
+            hint: format!(
+                "Could not reach {} ({message}): the network may be down, the server not running, or it does not accept calls from this page. {hint}",
+                config.base_url
+            ),
+        },
+        (error, _) => error,
+    }
+}
+
+/// An error body, read whole (lossy UTF-8; a broken body reads as what arrived).
+async fn read_all(mut body: Box<dyn Body>) -> String {
+    let mut bytes = Vec::new();
+    while let Ok(Some(chunk)) = body.next_chunk().await {
+        bytes.extend(chunk);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,39 @@
+//! `RoleError`: why a role could not finish its reaction (a provider error,
+//! the budget, an action or the plan that failed, a checkpoint that could
+//! not be kept, a model answering off format). Each variant's `Display` is
+//! the sentence a person reads, saying what to do.
+//!
+//! A module of its own so that actions and the gate, which return it, do
+//! not depend on the role that runs them. It builds no text for the model.
+
+use super::cost::BudgetError;
+use super::keep_error::KeepError;
+use super::llm::LlmError;
+
+/// A role failed to finish its reaction. The reaction stays pending.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoleError {
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
+    #[error("{action} failed: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(message))]
+    Action { action: String, message: String },
+    #[error("The plan could not be made: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(.0))]
+    Plan(String),
+    /// The checkpoint before a call could not be kept (the call is not made).
+    #[error(transparent)]
+    Storage(KeepError),
+    /// The model keeps answering outside the command format (plain text,
+    /// say): asking again did not help, so the team pauses for the person.
+    #[error(
+        "The model's answers are not in the format the team needs: {answers} answers in a row. \
+         Try a stronger model in Settings, or see its last answer; Resume asks it again."
+    )]
+    OffFormat { answers: u32 },
+}
+
+/// `text` without its closing full stop, for a sentence that goes on.
+fn without_stop(text: &str) -> &str {
+    text.trim_end().trim_end_matches('.')
+}
