@@ -8,7 +8,7 @@
 //! copied but their new ends), the files by their saved versions.
 //!
 //! It computes the same batch as `Batch::between(saved, compose(frame))`,
-//! messages in id order (`checkpoint_tests` checks it at every checkpoint
+//! messages in id order (`checkpoint::tests` checks it at every checkpoint
 //! of whole team runs), with two shortcuts for what only grows in a
 //! running team: the cost ledger's saved entries are checked by their
 //! count and the last one, and so is the history (the post office only

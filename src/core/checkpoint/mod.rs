@@ -150,5 +150,4 @@ impl KeepFirst for Checkpoints {
 }
 
 #[cfg(test)]
-#[path = "checkpoint_tests.rs"]
 pub(crate) mod tests;
