@@ -103,7 +103,7 @@ impl Action for AskAction {
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
         let prompt = self.prompt(&cx);
         Box::pin(async move {
-            let answer = cx.llm.aask_shared(cx.prefix, prompt).await?;
+            let answer = cx.llm.aask_owned(cx.prefix, prompt).await?;
             Ok(ActionOutput::text(answer))
         })
     }

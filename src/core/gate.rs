@@ -246,10 +246,10 @@ impl LlmGate {
     }
 
     /// A call whose answer the caller absorbs (see [`LlmGate::absorbed`])
-    /// through this same gate: `system` as the system turn (shared; none
-    /// when absent or empty) and `prompt` as the user turn. A role's react
+    /// through this same gate: `system` as the system turn (none when
+    /// absent or empty) and `prompt` as the user turn. A role's react
     /// steps ask this way, one gate for the whole reaction.
-    pub(crate) async fn ask_absorbed(&self, system: Option<&Rc<str>>, prompt: String) -> Result<String, RoleError> {
+    pub(crate) async fn ask_absorbed(&self, system: Option<&str>, prompt: String) -> Result<String, RoleError> {
         self.ask_as(turns(system, prompt), true).await
     }
 
@@ -343,26 +343,15 @@ impl LlmGate {
 
     /// [`LlmGate::aask`] with a prompt it may keep (no copy of a long prompt).
     pub async fn aask_owned(&self, system: &str, prompt: String) -> Result<String, RoleError> {
-        let mut messages = Vec::with_capacity(2);
-        if !system.is_empty() {
-            messages.push(ChatMessage::system(system));
-        }
-        messages.push(ChatMessage::user(prompt));
-        self.ask(messages).await
-    }
-
-    /// [`LlmGate::aask_owned`] with a system prompt the request shares
-    /// instead of copying (a role's prefix, sent on every call).
-    pub async fn aask_shared(&self, system: &Rc<str>, prompt: String) -> Result<String, RoleError> {
         self.ask(turns(Some(system), prompt)).await
     }
 }
 
-/// A shared system turn (none when absent or empty) and a user turn.
-fn turns(system: Option<&Rc<str>>, prompt: String) -> Vec<ChatMessage> {
+/// A system turn (none when absent or empty) and a user turn.
+fn turns(system: Option<&str>, prompt: String) -> Vec<ChatMessage> {
     let mut messages = Vec::with_capacity(2);
     if let Some(system) = system.filter(|s| !s.is_empty()) {
-        messages.push(ChatMessage::system_shared(system.clone()));
+        messages.push(ChatMessage::system(system));
     }
     messages.push(ChatMessage::user(prompt));
     messages

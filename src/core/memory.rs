@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-use super::fast_hash::{FastMap, FastSet};
+use std::collections::HashMap;
 use super::message::{ActionKind, Message, MessageId, MessageRef};
 
 /// An ordered, deduplicated list of messages.
@@ -21,7 +21,7 @@ pub struct Memory {
     /// Every id in `storage` once it has held more than [`SCAN_LIMIT`]
     /// messages; empty (and unused) before: a few ids are scanned faster
     /// than a set is made (a role of a fresh team remembers two or three).
-    ids: FastSet<MessageId>,
+    ids: HashSet<MessageId>,
     /// Positions by `cause_by`, of the first `indexed` messages: made on
     /// the first lookup by action and extended on the next ones, so adding
     /// (every observe and act) does not index what nobody may look up.
@@ -38,13 +38,13 @@ const SCAN_LIMIT: usize = 16;
 /// [`Memory`]'s index by action of a prefix of the messages.
 #[derive(Debug, Clone, Default)]
 struct ByAction {
-    positions: FastMap<ActionKind, Vec<usize>>,
+    positions: HashMap<ActionKind, Vec<usize>>,
     indexed: usize,
 }
 
 impl ByAction {
     /// Index the messages added since the last lookup.
-    fn catch_up(&mut self, storage: &[MessageRef]) -> &FastMap<ActionKind, Vec<usize>> {
+    fn catch_up(&mut self, storage: &[MessageRef]) -> &HashMap<ActionKind, Vec<usize>> {
         for (i, m) in storage.iter().enumerate().skip(self.indexed) {
             self.positions.entry(m.cause_by.clone()).or_default().push(i);
         }

@@ -14,7 +14,6 @@ pub mod cost;
 pub mod environment;
 mod error_texts;
 pub mod events;
-mod fast_hash;
 pub mod gate;
 pub mod human;
 mod join;

@@ -13,7 +13,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
-use super::fast_hash::FastMap;
 use super::message::{MessageRef, ALL};
 
 #[derive(Debug, Default)]
@@ -21,7 +20,7 @@ pub struct PostOffice {
     /// The registered roles, in hiring order.
     members: Vec<Member>,
     /// Position in `members` by name.
-    index: FastMap<String, usize>,
+    index: HashMap<String, usize>,
     /// The members' names in hiring order, shared (see [`PostOffice::names`]).
     /// Made on first use after a registration (building a team of fifty
     /// must not copy the names fifty times).

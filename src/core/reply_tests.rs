@@ -67,7 +67,7 @@ impl Action for AskTwice {
     }
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
         Box::pin(async move {
-            let first = cx.llm.aask_shared(cx.prefix, format!("first, after:\n{}", cx.history_text)).await?;
+            let first = cx.llm.aask_owned(cx.prefix, format!("first, after:\n{}", cx.history_text)).await?;
             let second = cx.llm.quietly().aask("", &format!("second, after {first}")).await?;
             Ok(ActionOutput::text(format!("{first} + {second}")))
         })

@@ -67,7 +67,7 @@ pub(crate) async fn fill(
         .fill(context, "", FILL_ATTEMPTS, |messages| {
             let mut chat = Vec::with_capacity(messages.len() + 1);
             if !prefix.is_empty() {
-                chat.push(ChatMessage::system_shared(prefix.clone()));
+                chat.push(ChatMessage::system(&**prefix));
             }
             chat.extend(messages);
             async move { llm.ask(chat).await }

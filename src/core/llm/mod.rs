@@ -18,10 +18,8 @@ pub mod retry;
 pub mod scripted;
 pub mod sse;
 pub mod transport;
-pub mod turn_text;
 
 use std::fmt;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
@@ -30,7 +28,6 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use super::shared_str::SharedStr;
 pub use reply::{Reply, WholeAnswer};
-pub use turn_text::TurnText;
 
 /// Who speaks a chat turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,24 +42,18 @@ pub enum ChatRole {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
     pub role: ChatRole,
-    /// Owned, or shared with the role that sends it on every call (its
-    /// prefix as the system turn); reads and saves like a `String`.
-    pub content: TurnText,
+    pub content: String,
 }
 
 impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::System, content: TurnText::Owned(content.into()) }
-    }
-    /// A system turn sharing `content` instead of copying it.
-    pub fn system_shared(content: Rc<str>) -> Self {
-        Self { role: ChatRole::System, content: TurnText::Shared(content) }
+        Self { role: ChatRole::System, content: content.into() }
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::User, content: TurnText::Owned(content.into()) }
+        Self { role: ChatRole::User, content: content.into() }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::Assistant, content: TurnText::Owned(content.into()) }
+        Self { role: ChatRole::Assistant, content: content.into() }
     }
 }
 

@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-use super::prompt::{list_states, parse_state, write_state_prompt, STATE_PROMPT_BYTES};
+use super::prompt::{list_states, parse_state, state_prompt};
 use super::{plan_and_act, ReactMode, ReactProgress, Role};
 use crate::core::action::{ActionContext, ActionOutput};
 use crate::core::events::TeamEvent;
@@ -183,9 +183,7 @@ impl Role {
         let previous = self.state.state;
         let states = self.states.get_or_init(|| list_states(&self.actions));
         let history = self.state.memory.history_text();
-        let mut prompt = String::with_capacity(prefix.len() + history.len() + STATE_PROMPT_BYTES);
-        prompt.push_str(prefix);
-        write_state_prompt(&mut prompt, history, states, previous);
+        let prompt = [&**prefix, state_prompt(history, states, previous).as_str()].concat();
         self.capture(world);
         // The choice is kept in `progress.chosen` (and the journal cleared)
         // as soon as this returns, before anything else awaits.
@@ -215,7 +213,7 @@ impl Role {
         // An action answering at once is absorbed (the message kept, the
         // journal cleared below) before anything awaits.
         let output: ActionOutput = match action.one_call_prompt(&cx) {
-            Some(prompt) => ActionOutput::text(gate.ask_absorbed(Some(prefix), prompt).await?),
+            Some(prompt) => ActionOutput::text(gate.ask_absorbed(Some(&**prefix), prompt).await?),
             None if action.answers_at_once() => action.run(ActionContext { llm: &gate.clone().absorbed(), ..cx }).await?,
             None => action.run(cx).await?,
         };

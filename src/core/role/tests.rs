@@ -4,18 +4,8 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use super::prompt::push_int;
 use super::*;
 use crate::core::events::EventSink;
-
-#[test]
-fn integers_are_written_as_write_would() {
-    for n in [0, 1, -1, 9, 10, 99, 1000, -123456, i64::MAX, i64::MIN] {
-        let mut s = String::from("x");
-        push_int(&mut s, n);
-        assert_eq!(s, format!("x{n}"));
-    }
-}
 
 #[test]
 fn parse_state_answers() {

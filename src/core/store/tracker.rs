@@ -16,7 +16,7 @@
 //! one.
 
 use crate::core::cost::CostEntry;
-use crate::core::fast_hash::FastSet;
+use std::collections::HashSet;
 use crate::core::files::ProjectFiles;
 use crate::core::message::{MessageId, MessageRef};
 use crate::core::snapshot::{Frame, RoleSnapshot, TeamSnapshot};
@@ -38,9 +38,8 @@ pub struct Tracker {
     files: ProjectFiles,
 }
 
-/// Message ids, by the core's fast hasher (ids come from the team's own
-/// counter, so SipHash's flood resistance buys nothing here).
-type Ids = FastSet<MessageId>;
+/// The ids of the messages already saved.
+type Ids = HashSet<MessageId>;
 
 /// A batch, and what the tracker learns once it is committed.
 #[derive(Debug)]
