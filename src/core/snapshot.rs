@@ -8,7 +8,7 @@
 //! the same recipe, and roles are matched by name. MetaGPT saves only on a
 //! crash, drops unconsumed buffers and the cost; this saves all of them.
 
-use std::cell::Ref;
+use std::cell::{Ref, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
 use std::rc::Rc;
@@ -196,6 +196,51 @@ impl<T: ?Sized> Deref for Held<'_, T> {
             Held::Cell(r) => r,
             Held::Plain(r) => r,
         }
+    }
+}
+
+/// The parts a running team shares with its checkpoints (both read them
+/// live when they make a [`Frame`]).
+#[derive(Clone)]
+pub(crate) struct TeamParts {
+    pub post: Rc<RefCell<PostOffice>>,
+    pub ids: Rc<RefCell<IdSource>>,
+    pub ledger: Rc<RefCell<CostLedger>>,
+    pub files: Rc<RefCell<ProjectFiles>>,
+    pub experience: Rc<RefCell<ExperiencePool>>,
+    pub project: Rc<RefCell<ProjectLog>>,
+}
+
+impl TeamParts {
+    /// `f` over the frame of these parts with `idea`, `round` and `roles`
+    /// (each role's name and state), borrowed: no snapshot is made.
+    pub(crate) fn with_frame<'r, R>(
+        &self,
+        idea: &str,
+        round: u32,
+        roles: impl Iterator<Item = (&'r str, &'r RoleState)>,
+        f: impl FnOnce(&Frame) -> R,
+    ) -> R {
+        let (ids, ledger, post, files, experience, project) = (
+            self.ids.borrow(),
+            self.ledger.borrow(),
+            self.post.borrow(),
+            self.files.borrow(),
+            self.experience.borrow(),
+            self.project.borrow(),
+        );
+        let frame = Frame {
+            idea,
+            round,
+            ids: &ids,
+            ledger: &ledger,
+            history: post.history(),
+            files: &files,
+            experience: &experience,
+            project: &project,
+            roles: roles.map(|(name, state)| RoleFrame::of(name, state, &post)).collect(),
+        };
+        f(&frame)
     }
 }
 

@@ -22,7 +22,7 @@ use super::memory::Memory;
 use super::message::{Message, MessageId, MessageRef};
 use super::role::Role;
 use super::role_error::RoleError;
-use super::snapshot::{compose, Frame, RoleFrame, SnapshotError, TeamSnapshot, SCHEMA_VERSION};
+use super::snapshot::{compose, Frame, SnapshotError, TeamParts, TeamSnapshot, SCHEMA_VERSION};
 
 /// MetaGPT's CLI default number of rounds.
 pub const DEFAULT_ROUNDS: u32 = 5;
@@ -63,17 +63,7 @@ impl Team {
     /// and the call waits until it is kept (see `checkpoint`). Call it once
     /// the roles are hired.
     pub fn keep_durable(&mut self, durable: Rc<dyn Durable>) {
-        let world = &self.env.world;
-        let checkpoints =
-            Rc::new(Checkpoints::new(
-                durable,
-                world.post.clone(),
-                world.ids.clone(),
-                self.ledger.clone(),
-                world.files.clone(),
-                world.experience.clone(),
-                world.project.clone(),
-            ));
+        let checkpoints = Rc::new(Checkpoints::new(durable, self.parts()));
         checkpoints.capture_all(self.env.roles());
         checkpoints.set_team(&self.idea, self.round);
         self.env.world.checkpoints = Some(checkpoints);
@@ -201,27 +191,21 @@ impl Team {
 
     /// `f` over the team as it stands, borrowed.
     pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
+        let roles = self.env.roles().iter().map(|r| (r.name(), &r.state));
+        self.parts().with_frame(&self.idea, self.round, roles, f)
+    }
+
+    /// The parts the team shares with its checkpoints.
+    fn parts(&self) -> TeamParts {
         let world = &self.env.world;
-        let (ids, ledger, post, files, experience, project) = (
-            world.ids.borrow(),
-            self.ledger.borrow(),
-            world.post.borrow(),
-            world.files.borrow(),
-            world.experience.borrow(),
-            world.project.borrow(),
-        );
-        let frame = Frame {
-            idea: &self.idea,
-            round: self.round,
-            ids: &ids,
-            ledger: &ledger,
-            history: post.history(),
-            files: &files,
-            experience: &experience,
-            project: &project,
-            roles: self.env.roles().iter().map(|r| RoleFrame::of(r.name(), &r.state, &post)).collect(),
-        };
-        f(&frame)
+        TeamParts {
+            post: world.post.clone(),
+            ids: world.ids.clone(),
+            ledger: self.ledger.clone(),
+            files: world.files.clone(),
+            experience: world.experience.clone(),
+            project: world.project.clone(),
+        }
     }
 
     /// Continue from `snapshot`. The team must have been built by the same

@@ -21,16 +21,10 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
-use super::cost::CostLedger;
-use super::experience::ExperiencePool;
-use super::versions::ProjectLog;
-use super::files::ProjectFiles;
 use super::gate::KeepFirst;
 use super::keep_error::KeepError;
-use super::message::IdSource;
-use super::post::PostOffice;
 use super::role::{Role, RoleState};
-use super::snapshot::{compose, Frame, RoleFrame, TeamSnapshot};
+use super::snapshot::{compose, Frame, TeamParts, TeamSnapshot};
 
 /// Where checkpoints are kept. An error pauses the run: the call that was
 /// waiting on the checkpoint is not made.
@@ -44,12 +38,7 @@ pub trait Durable {
 /// shared parts, turned into a snapshot on demand.
 pub struct Checkpoints {
     durable: Rc<dyn Durable>,
-    post: Rc<RefCell<PostOffice>>,
-    ids: Rc<RefCell<IdSource>>,
-    ledger: Rc<RefCell<CostLedger>>,
-    files: Rc<RefCell<ProjectFiles>>,
-    experience: Rc<RefCell<ExperiencePool>>,
-    project: Rc<RefCell<ProjectLog>>,
+    parts: TeamParts,
     idea: RefCell<String>,
     round: Cell<u32>,
     /// Each role's state as of its last capture, in team order.
@@ -57,27 +46,8 @@ pub struct Checkpoints {
 }
 
 impl Checkpoints {
-    pub(crate) fn new(
-        durable: Rc<dyn Durable>,
-        post: Rc<RefCell<PostOffice>>,
-        ids: Rc<RefCell<IdSource>>,
-        ledger: Rc<RefCell<CostLedger>>,
-        files: Rc<RefCell<ProjectFiles>>,
-        experience: Rc<RefCell<ExperiencePool>>,
-        project: Rc<RefCell<ProjectLog>>,
-    ) -> Self {
-        Self {
-            durable,
-            post,
-            ids,
-            ledger,
-            files,
-            experience,
-            project,
-            idea: RefCell::default(),
-            round: Cell::new(0),
-            roles: RefCell::default(),
-        }
+    pub(crate) fn new(durable: Rc<dyn Durable>, parts: TeamParts) -> Self {
+        Self { durable, parts, idea: RefCell::default(), round: Cell::new(0), roles: RefCell::default() }
     }
 
     /// The team-level fields a snapshot carries.
@@ -110,27 +80,7 @@ impl Checkpoints {
     /// `f` over the team as it stands now, borrowed (no snapshot made).
     pub fn with_frame<R>(&self, f: impl FnOnce(&Frame) -> R) -> R {
         let roles = self.roles.borrow();
-        let project = self.project.borrow();
-        let (idea, ids, ledger, post, files, experience) = (
-            self.idea.borrow(),
-            self.ids.borrow(),
-            self.ledger.borrow(),
-            self.post.borrow(),
-            self.files.borrow(),
-            self.experience.borrow(),
-        );
-        let frame = Frame {
-            idea: &idea,
-            round: self.round.get(),
-            ids: &ids,
-            ledger: &ledger,
-            history: post.history(),
-            files: &files,
-            experience: &experience,
-            project: &project,
-            roles: roles.iter().map(|(name, state)| RoleFrame::of(name, state, &post)).collect(),
-        };
-        f(&frame)
+        self.parts.with_frame(&self.idea.borrow(), self.round.get(), roles.iter().map(|(name, state)| (name.as_str(), state)), f)
     }
 
     /// Hand the team to the sink and wait until it is kept. The sink reads
