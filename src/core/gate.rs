@@ -21,6 +21,7 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::cost::CostLedger;
+use super::digest;
 use super::events::{EventSink, TeamEvent};
 use super::keep_error::KeepError;
 use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
@@ -99,89 +100,15 @@ impl CallJournal {
     }
 }
 
-/// A 64-bit digest of the request's model and turns, to recognise a
-/// request the journal has already answered. Stable across builds and
-/// platforms (fixed constants, little-endian reads, no `RandomState`), so a
-/// journal saved by one version of the site replays in the next.
-///
-/// It reads 16 bytes per step and mixes with a folded 64×64→128-bit multiply
-/// (the construction of wyhash), in two independent lanes for long turns;
-/// each field is length-prefixed so turns cannot run into each other. It is
-/// not meant to resist a crafted collision, only accidental ones. It
-/// replaced a byte-at-a-time FNV-1a (13.8 µs for an 11 KB prompt in the
-/// benchmark's size-optimized build): digests saved before that change no
-/// longer match, so such a journal's calls are simply made again once.
+/// The digest of the request's model and turns, to recognise a request
+/// the journal has already answered (saved with it, so stable across
+/// builds: see `digest`). Each field is length-prefixed so turns cannot run
+/// into each other.
 fn request_digest(request: &ChatRequest) -> u64 {
-    let mut hash = SEED;
-    hash = digest_field(hash, request.model.as_bytes());
-    for m in &request.messages {
-        hash = digest_field(hash, m.role.as_str().as_bytes());
-        hash = digest_field(hash, m.content.as_bytes());
-    }
-    hash
-}
-
-const SEED: u64 = 0xcbf2_9ce4_8422_2325;
-const K0: u64 = 0xa076_1d64_78bd_642f;
-const K1: u64 = 0xe703_7ed1_a0b4_28db;
-const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
-const K3: u64 = 0x5899_65cc_7537_4cc3;
-
-/// The high and low halves of the 128-bit product, xored.
-#[inline(always)]
-fn fold(a: u64, b: u64) -> u64 {
-    let product = u128::from(a) * u128::from(b);
-    (product as u64) ^ ((product >> 64) as u64)
-}
-
-/// The 8 bytes at `at`, little-endian (a plain load: the size-optimized
-/// build would otherwise call `memcpy` for every word).
-#[inline(always)]
-fn word_at(bytes: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
-/// Up to 8 bytes, zero-padded, little-endian (a field's last bytes).
-#[inline(always)]
-fn short_word(bytes: &[u8]) -> u64 {
-    let n = bytes.len();
-    if n >= 4 {
-        // Two 4-byte reads that overlap in the middle: the shared bytes
-        // are the same in both, so or-ing them places every byte once.
-        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        let hi = u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]);
-        u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
-    } else {
-        let mut w = 0u64;
-        for (i, &b) in bytes.iter().enumerate() {
-            w |= u64::from(b) << (8 * i);
-        }
-        w
-    }
-}
-
-/// Mix one length-prefixed field into `hash`.
-fn digest_field(hash: u64, bytes: &[u8]) -> u64 {
-    let len = bytes.len() as u64;
-    let mut a = fold(hash ^ K0, len ^ K1);
-    let mut b = a ^ K2;
-    let blocks = bytes.len() / 32;
-    for i in 0..blocks {
-        let block = &bytes[i * 32..i * 32 + 32];
-        a = fold(word_at(block, 0) ^ K1, word_at(block, 8) ^ a);
-        b = fold(word_at(block, 16) ^ K2, word_at(block, 24) ^ b);
-    }
-    let mut h = a ^ b;
-    let mut rest = &bytes[blocks * 32..];
-    while rest.len() >= 16 {
-        h = fold(word_at(rest, 0) ^ K1, word_at(rest, 8) ^ h);
-        rest = &rest[16..];
-    }
-    let (lo, hi) = if rest.len() > 8 { (word_at(rest, 0), short_word(&rest[8..])) } else { (short_word(rest), 0) };
-    h = fold(lo ^ K3, hi ^ h ^ len);
-    fold(h ^ K0, h ^ K3)
+    let turns = request.messages.iter().flat_map(|m| [m.role.as_str(), m.content.as_str()]);
+    std::iter::once(request.model.as_str()).chain(turns).fold(digest::EMPTY, |hash, field| {
+        digest::fold(digest::fold(hash, &(field.len() as u64).to_le_bytes()), field.as_bytes())
+    })
 }
 
 /// One role's metered access to its model.
@@ -363,8 +290,8 @@ mod tests {
 
     /// Digests are saved with a pending reaction's journal: they must not
     /// change between builds, or a resumed run pays for its calls again.
-    /// Pinned over every tail length (0..=100 bytes), a long turn and the
-    /// field boundaries.
+    /// Pinned over short and long turns (FNV-1a since 2026-11-27: a journal
+    /// saved before then makes its calls again once).
     #[test]
     fn request_digests_are_stable() {
         let text: String = (0..5000u32).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
@@ -375,6 +302,8 @@ mod tests {
         }
         let one = request_digest(&ChatRequest::new("m", vec![ChatMessage::user("hello")]));
         let none = request_digest(&ChatRequest::new("", vec![]));
-        assert_eq!((folded, one, none), (13433275123768572004, 7753924192559713786, 2994174510101210723));
+        assert_eq!((folded, one, none), (1238707452484693396, 10974666588064768279, 12161962213042174405));
+        let split = |a: &str, b: &str| request_digest(&ChatRequest::new("m", vec![ChatMessage::system(a), ChatMessage::user(b)]));
+        assert_ne!(split("ab", "c"), split("a", "bc"), "turns cannot run into each other");
     }
 }

@@ -11,6 +11,7 @@ pub mod addresses;
 pub mod action_node;
 pub mod checkpoint;
 pub mod cost;
+pub mod digest;
 pub mod environment;
 mod error_texts;
 pub mod events;

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::cost::Tally;
+pub use super::digest::digest;
 use super::files::{FileError, ProjectFiles};
 use super::sandbox::TestReport;
 
@@ -350,10 +351,4 @@ fn refs_of(files: &ProjectFiles) -> BTreeMap<String, FileRef> {
         }
     }
     refs
-}
-
-/// 64-bit FNV-1a: stable across builds and platforms (the standard
-/// library's hashers promise neither), which a saved digest needs.
-pub fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3))
 }
