@@ -290,8 +290,7 @@ mod tests {
 
     /// Digests are saved with a pending reaction's journal: they must not
     /// change between builds, or a resumed run pays for its calls again.
-    /// Pinned over short and long turns (FNV-1a since 2026-11-27: a journal
-    /// saved before then makes its calls again once).
+    /// Pinned over short and long turns and the field boundaries.
     #[test]
     fn request_digests_are_stable() {
         let text: String = (0..5000u32).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
