@@ -458,6 +458,10 @@ impl Session {
         if !files.keys().any(|p| super::sandbox::bundle::is_test(p)) {
             return None;
         }
+        // The person sees the tests run (they take seconds) rather than a
+        // run that looks over before its version is named.
+        let number = self.project.borrow().next_number();
+        team.env.world.events.emit_with(|| TeamEvent::TestsRunning { number });
         let report: TestReport = team.env.world.sandbox.run_tests(files, None).await.ok()?;
         (!report.results.is_empty()).then(|| TestSummary::of(&report))
     }
