@@ -84,9 +84,10 @@ fn Toolbar() -> impl IntoView {
                 </div>
             </details>
             <button data-testid="stop" class="small" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
-            // Offered only when a stop left work to do (the core's
-            // `can_resume`): not during a run, nor after one that is done.
-            <Show when=move || shared.view.with(|v| v.can_resume())>
+            // Offered only when there is work to carry on (the core's
+            // `can_resume`): not during a run, nor after one that is done
+            // (unless the plan was edited since).
+            <Show when=move || shared.view.with(|v| v.can_resume(shared.work_left.get()))>
                 <button data-testid="resume" class="primary small" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
             </Show>
             {move || shared.resume_note.get().map(|n| view! {

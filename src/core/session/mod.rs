@@ -207,6 +207,13 @@ impl Session {
         }
     }
 
+    /// Work is left for Resume to carry on: the team stands still and a
+    /// role has news (a run stopped short, a plan edit the leader has yet
+    /// to hear). Notes of restores and hand edits wait for the next request.
+    pub fn has_work_left(&self) -> bool {
+        !self.is_running() && !self.is_idle()
+    }
+
     /// Nothing left to do: no role has news or a pending reaction.
     pub fn is_idle(&self) -> bool {
         self.team.try_borrow().is_ok_and(|team| team.env.is_idle())

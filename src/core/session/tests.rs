@@ -689,3 +689,20 @@ cross_test! {
         assert_eq!(*seen.borrow(), ["stopped", "tests of 1", "version 1"]);
     }
 }
+
+cross_test! {
+    /// Resume has work to carry on after a stop short of the end, or a plan
+    /// edit after the end; not after a run that ended with every role idle.
+    async fn work_is_left_after_a_stop_or_a_plan_edit_not_after_the_end() {
+        use crate::core::plan_edit::PlanEdit;
+        let llm = ScriptedLlm::from_texts(MODEL, first_run());
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        assert!(s.has_work_left(), "a request not yet run");
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        assert!(!s.has_work_left(), "done");
+        let edit = PlanEdit::Append { task_id: "9".into(), dependent_task_ids: vec![], instruction: "Add a score".into(), assignee: ENGINEER.into() };
+        s.edit_plan(&edit).unwrap();
+        assert!(s.has_work_left(), "the leader has the edit to hear");
+    }
+}

@@ -61,10 +61,12 @@ impl RunView {
         }
     }
 
-    /// Whether the run stands still with something left to resume
-    /// (`StopReason::can_resume`): not while it runs, not once it is done.
-    pub fn can_resume(&self) -> bool {
-        matches!(&self.state, RunState::Stopped(reason) if reason.can_resume())
+    /// Whether Resume has something to carry on: the run stands still and
+    /// either stopped short (`StopReason::can_resume`) or, done, was given
+    /// work since (`work_left`, `Session::has_work_left`: a plan edit the
+    /// leader has yet to hear). Never while it runs.
+    pub fn can_resume(&self, work_left: bool) -> bool {
+        matches!(&self.state, RunState::Stopped(reason) if reason.can_resume() || work_left)
     }
 
     /// What `role` is doing: its label, or the file its streaming answer writes.
@@ -211,13 +213,14 @@ mod tests {
             StopReason::Interrupted,
         ];
         for reason in resumable {
-            assert!(stopped(reason.clone()).can_resume(), "{reason:?}");
+            assert!(stopped(reason.clone()).can_resume(false), "{reason:?}");
         }
-        assert!(!stopped(StopReason::Idle).can_resume());
-        assert!(!RunView::default().can_resume(), "not started");
+        assert!(!stopped(StopReason::Idle).can_resume(false));
+        assert!(stopped(StopReason::Idle).can_resume(true), "done, then given work (a plan edit)");
+        assert!(!RunView::default().can_resume(true), "not started");
         let mut running = stopped(StopReason::Cancelled);
         running.apply(&TeamEvent::RoundStarted { round: 2 });
-        assert!(!running.can_resume(), "running again");
+        assert!(!running.can_resume(true), "running again");
     }
 
     #[test]
