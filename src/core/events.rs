@@ -41,6 +41,11 @@ pub enum TeamEvent {
     ReplyToHuman { role: SharedStr, content: String },
     RoundFinished { round: u32 },
     Stopped { reason: StopReason },
+    /// The team stopped idle and the project's tests run in the sandbox
+    /// (seconds, each file up to its time limit) before the request
+    /// becomes version `number`; `VersionReady` follows. Only a project
+    /// with test files and a build with a sandbox (the site) emits it.
+    TestsRunning { number: u32 },
     /// The request the team worked on became version `number` of the
     /// project (after the run stopped and its tests ran); `tests`, when it
     /// has tests and they could run; `restored`, the version put back

@@ -27,3 +27,12 @@ pub enum StopReason {
     /// opened again from storage.
     Interrupted,
 }
+
+impl StopReason {
+    /// Whether Resume has something to carry on: every stop but the end of
+    /// the work (a run that ended idle, a replay played to its end). A new
+    /// request, not Resume, is what follows a finished run.
+    pub fn can_resume(&self) -> bool {
+        !matches!(self, StopReason::Idle)
+    }
+}

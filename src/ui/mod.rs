@@ -85,6 +85,9 @@ pub struct Shared {
     /// Counts the runs that ended (the runner is not reactive: this tells
     /// the page a run has closed its version and the team is at rest).
     pub run_ends: RwSignal<u64>,
+    /// The team stands still with work left for Resume (re-read by
+    /// `refresh`; `Session::has_work_left`).
+    pub work_left: RwSignal<bool>,
 }
 
 impl Shared {
@@ -94,10 +97,15 @@ impl Shared {
         self.running.get() || self.view.with(|v| v.state != crate::core::view::RunState::NotStarted)
     }
 
-    /// Re-read the plan and the file list from the running team's shared handles.
+    /// Re-read the plan, the file list, the versions and whether work is
+    /// left from the running team's shared handles.
     pub(crate) fn refresh(&self) {
         self.runner.with_value(|runner| {
             let Some(runner) = runner else { return };
+            let work_left = runner.session.has_work_left();
+            if self.work_left.get_untracked() != work_left {
+                self.work_left.set(work_left);
+            }
             if let Some(plan) = &runner.plan {
                 if let Ok(plan) = plan.try_borrow() {
                     if self.plan.with_untracked(|p| *p != *plan) {
@@ -158,6 +166,7 @@ pub fn App() -> impl IntoView {
         run_panel: RwSignal::new(None),
         versions: RwSignal::new(Vec::new()),
         run_ends: RwSignal::new(0),
+        work_left: RwSignal::new(false),
     };
     provide_context(shared);
     settings_dialog::provide();

@@ -84,7 +84,12 @@ fn Toolbar() -> impl IntoView {
                 </div>
             </details>
             <button data-testid="stop" class="small" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
-            <button data-testid="resume" class="primary small" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
+            // Offered only when there is work to carry on (the core's
+            // `can_resume`): not during a run, nor after one that is done
+            // (unless the plan was edited since).
+            <Show when=move || shared.view.with(|v| v.can_resume(shared.work_left.get()))>
+                <button data-testid="resume" class="primary small" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
+            </Show>
             {move || shared.resume_note.get().map(|n| view! {
                 <p class="error resume-note" role="alert"><span data-testid="resume-note">{n}</span>" "
                     <button class="link" data-testid="resume-settings" on:click=move |_| dialog.show()>"Open Settings"</button>

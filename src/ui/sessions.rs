@@ -502,14 +502,19 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
     let field_title = session.title.clone();
     view! {
         <li class:current=current_class data-testid="session" data-status=session.status.label() data-updated=session.updated_ms.to_string()>
+            // The badge follows the name, field or title, on its line (as
+            // in a row not being renamed); Save and Cancel wrap below.
             <div class="session-title">
                 <Show when=move || renaming.get() fallback={
                     let title = session.title.clone();
                     move || view! { <b data-testid="session-title">{title.clone()}</b> }
                 }>
-                    <span class="rename-field">
-                        <input type="text" data-testid="session-name" node_ref=name_input maxlength="200"
-                            aria-label=name_label.clone() prop:value=field_title.clone() on:keydown=on_name_key.clone()/>
+                    <input type="text" class="rename-field" data-testid="session-name" node_ref=name_input maxlength="200"
+                        aria-label=name_label.clone() prop:value=field_title.clone() on:keydown=on_name_key.clone()/>
+                </Show>
+                <span class=format!("badge status-{}", session.status.label())>{session.status.label()}</span>
+                <Show when=move || renaming.get()>
+                    <span class="rename-actions">
                         <button class="small" data-testid="session-name-save" on:click={
                             let save_rename = save_rename.clone();
                             move |_| save_rename()
@@ -517,7 +522,6 @@ fn SessionRow(session: SessionRecord) -> impl IntoView {
                         <button class="small" data-testid="session-name-cancel" on:click=move |_| end_rename()>"Cancel"</button>
                     </span>
                 </Show>
-                <span class=format!("badge status-{}", session.status.label())>{session.status.label()}</span>
             </div>
             <div class="row session-actions">
                 <button data-testid="session-open" disabled=move || busy() || current() on:click=on_open>"Open"</button>

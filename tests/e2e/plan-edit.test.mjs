@@ -26,6 +26,7 @@ test('append a task and finish it on the plan board; the leader hears of it', as
   assert.equal(await page.getByTestId('task-save').count(), 0);
 
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 30000 });
+  assert.equal(await page.getByTestId('resume').count(), 0, 'a finished run has nothing to resume');
   assert.equal(await page.locator('[data-testid=plan] li').count(), 3);
   assert.equal(await page.getByTestId('task-id').inputValue(), '4', 'the next free id is offered');
 
@@ -47,6 +48,7 @@ test('append a task and finish it on the plan board; the leader hears of it', as
   const items = page.locator('[data-testid=plan] li');
   assert.equal(await items.count(), 4);
   assert.match(await items.nth(3).textContent(), /Add a score display — Alex after 3/);
+  await page.getByTestId('resume').waitFor({ timeout: 5000 }).catch(() => assert.fail('an edited plan is work to resume'));
   assert.equal(await page.locator('[data-testid=plan] li.current').count(), 1);
   await screenshot(page, 'plan-2-appended');
 

@@ -46,6 +46,16 @@ test('a session is renamed in the switcher: Escape cancels, Enter saves', async 
   await rename.click();
   await field.fill('  My sketch  ');
   await screenshot(page, 'rename-field');
+  // The status badge stays where it is in a row not being renamed: on the
+  // name's line, right after it (the field), with Save below the field.
+  const editing = page.locator('[data-testid=session]').filter({ has: field });
+  const badge = await editing.locator('.badge').boundingBox();
+  const box = await field.boundingBox();
+  const save = await editing.getByTestId('session-name-save').boundingBox();
+  const middle = (b) => b.y + b.height / 2;
+  assert.ok(Math.abs(middle(badge) - middle(box)) < 4, `the badge is centred on the field's line: ${JSON.stringify({ badge, box })}`);
+  assert.ok(badge.x >= box.x + box.width && badge.x - (box.x + box.width) < 24, `the badge follows the field: ${JSON.stringify({ badge, box })}`);
+  assert.ok(save.y >= box.y + box.height, `Save is below the field: ${JSON.stringify({ save, box })}`);
   // The open field passes axe (critical, serious and moderate rules).
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => (await window.axe.run(document.querySelector('[data-testid=sessions]'), { resultTypes: ['violations'] }))

@@ -43,6 +43,7 @@ test('the sample run replays to the end with no key and no provider request', as
   // Done, with the version the run made and its tests (run in the sandbox).
   await page.getByTestId('status').filter({ hasText: 'version 1 is ready' }).waitFor({ timeout: 90000 });
   assert.equal(await page.getByTestId('status').textContent(), 'Replay · Done: version 1 is ready; its 3 tests pass.');
+  assert.equal(await page.getByTestId('resume').count(), 0, 'a replay played to its end has nothing to resume');
   const conversation = await page.getByTestId('conversation').textContent();
   assert.ok(conversation.includes(recording.idea), 'the recorded idea is shown as the user\'s');
   for (const seen of ['Alice is writing the PRD.', 'Mike → Alice', 'Your 2048 game is ready']) {

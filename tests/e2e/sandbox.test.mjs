@@ -17,7 +17,7 @@ async function runTeam(page, model, idea) {
   await page.getByTestId('start').click();
   try {
     // "Done: version N …": the version's own test run has ended too (before
-    // it the status says "Done: every role is idle."), so a click on Run
+    // it the status says "Done; running version N's tests…"), so a click on Run
     // tests below starts the only run.
     await page.getByTestId('status').filter({ hasText: /Done: version \d+/ }).waitFor({ timeout: 60000 });
   } catch (e) {

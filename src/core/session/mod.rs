@@ -207,6 +207,13 @@ impl Session {
         }
     }
 
+    /// Work is left for Resume to carry on: the team stands still and a
+    /// role has news (a run stopped short, a plan edit the leader has yet
+    /// to hear). Notes of restores and hand edits wait for the next request.
+    pub fn has_work_left(&self) -> bool {
+        !self.is_running() && !self.is_idle()
+    }
+
     /// Nothing left to do: no role has news or a pending reaction.
     pub fn is_idle(&self) -> bool {
         self.team.try_borrow().is_ok_and(|team| team.env.is_idle())
@@ -458,6 +465,10 @@ impl Session {
         if !files.keys().any(|p| super::sandbox::bundle::is_test(p)) {
             return None;
         }
+        // The person sees the tests run (they take seconds) rather than a
+        // run that looks over before its version is named.
+        let number = self.project.borrow().next_number();
+        team.env.world.events.emit_with(|| TeamEvent::TestsRunning { number });
         let report: TestReport = team.env.world.sandbox.run_tests(files, None).await.ok()?;
         (!report.results.is_empty()).then(|| TestSummary::of(&report))
     }

@@ -667,3 +667,42 @@ cross_test! {
         assert_eq!(s.reopened(SessionStatus::Interrupted), (StopReason::Interrupted, SessionStatus::Interrupted));
     }
 }
+
+cross_test! {
+    /// While the finished request's tests run, the view hears of it (the
+    /// status says the tests run): after the stop, before the version.
+    async fn the_tests_of_a_version_are_told_before_they_run() {
+        use crate::core::sandbox::fake::FakeSandbox;
+        let llm = ScriptedLlm::from_texts(MODEL, first_run());
+        let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = seen.clone();
+        let sink = EventSink::new(move |e| match e {
+            TeamEvent::Stopped { .. } => log.borrow_mut().push("stopped".to_string()),
+            TeamEvent::TestsRunning { number } => log.borrow_mut().push(format!("tests of {number}")),
+            TeamEvent::VersionReady { number, .. } => log.borrow_mut().push(format!("version {number}")),
+            _ => {}
+        });
+        let s = Session::new(&settings(TeamKind::Company), Models::Given(Rc::new(llm)), sink);
+        s.team().borrow_mut().env.world.sandbox = Rc::new(FakeSandbox::with_reports([report(2, 0)]));
+        s.send(IDEA).unwrap();
+        s.run().await.unwrap();
+        assert_eq!(*seen.borrow(), ["stopped", "tests of 1", "version 1"]);
+    }
+}
+
+cross_test! {
+    /// Resume has work to carry on after a stop short of the end, or a plan
+    /// edit after the end; not after a run that ended with every role idle.
+    async fn work_is_left_after_a_stop_or_a_plan_edit_not_after_the_end() {
+        use crate::core::plan_edit::PlanEdit;
+        let llm = ScriptedLlm::from_texts(MODEL, first_run());
+        let s = session(TeamKind::Company, &llm);
+        s.send(IDEA).unwrap();
+        assert!(s.has_work_left(), "a request not yet run");
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+        assert!(!s.has_work_left(), "done");
+        let edit = PlanEdit::Append { task_id: "9".into(), dependent_task_ids: vec![], instruction: "Add a score".into(), assignee: ENGINEER.into() };
+        s.edit_plan(&edit).unwrap();
+        assert!(s.has_work_left(), "the leader has the edit to hear");
+    }
+}

@@ -247,13 +247,18 @@ impl ProjectLog {
         Some(self.push(open.kind, open.text, files, spent.since(&open.spent_before), tests))
     }
 
+    /// The number the next version will get.
+    pub fn next_number(&self) -> u32 {
+        self.latest().map_or(1, |v| v.number + 1)
+    }
+
     fn push(&mut self, kind: RequestKind, request: String, files: &ProjectFiles, spent: Spend, tests: Option<TestSummary>) -> &ProjectVersion {
         // Tests the version before passed fail now.
         let breaks_tests = matches!(
             (self.latest().and_then(|v| v.tests), tests),
             (Some(before), Some(now)) if before.all_passed() && !now.all_passed()
         );
-        let number = self.latest().map_or(1, |v| v.number + 1);
+        let number = self.next_number();
         // A fix's version still counts the automatic fixes that led to it:
         // an error the team cannot fix is sent at most that many times,
         // until the person asks for something else.

@@ -68,6 +68,8 @@ pub struct RunView {
     pub(crate) last_answer: BTreeMap<String, usize>,
     /// The version the last request became, once it is ready.
     pub(crate) version: Option<VersionNote>,
+    /// The version whose tests run now, between the stop and `version`.
+    pub(crate) testing: Option<u32>,
 }
 
 impl RunView {
@@ -99,6 +101,7 @@ impl RunView {
                 self.round = *round;
                 self.state = RunState::Running;
                 self.version = None;
+                self.testing = None;
             }
             TeamEvent::RoleBusy { role, doing } => {
                 self.busy.insert(role.to_string(), doing.to_string());
@@ -166,7 +169,9 @@ impl RunView {
                     self.entries[i].deeds.push(words);
                 }
             }
+            TeamEvent::TestsRunning { number } => self.testing = Some(*number),
             TeamEvent::VersionReady { number, tests, restored } => {
+                self.testing = None;
                 self.version = Some(VersionNote { number: *number, tests: *tests, restored: *restored });
             }
             TeamEvent::RoleFailed { role, error } => {

@@ -52,10 +52,21 @@ impl RunView {
                 }
                 Some(VersionNote { number, tests: Some(t), .. }) => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
                 Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
-                None => stop_text(&StopReason::Idle),
+                None => match self.testing {
+                    Some(number) => format!("Done; running version {number}'s tests…"),
+                    None => stop_text(&StopReason::Idle),
+                },
             },
             RunState::Stopped(reason) => stop_text(reason),
         }
+    }
+
+    /// Whether Resume has something to carry on: the run stands still and
+    /// either stopped short (`StopReason::can_resume`) or, done, was given
+    /// work since (`work_left`, `Session::has_work_left`: a plan edit the
+    /// leader has yet to hear). Never while it runs.
+    pub fn can_resume(&self, work_left: bool) -> bool {
+        matches!(&self.state, RunState::Stopped(reason) if reason.can_resume() || work_left)
     }
 
     /// What `role` is doing: its label, or the file its streaming answer writes.
@@ -138,6 +149,7 @@ mod tests {
             restored,
         };
         let idle = TeamEvent::Stopped { reason: StopReason::Idle };
+        let testing = TeamEvent::TestsRunning { number: 2 };
         let cases: Vec<(Vec<TeamEvent>, &str)> = vec![
             (vec![], "Starting…"),
             (vec![round.clone()], "The team is working…"),
@@ -153,6 +165,10 @@ mod tests {
             (vec![round.clone(), started("Alex"), ask.clone()], "Mike asks you a question"),
             (vec![round.clone(), ask.clone(), TeamEvent::AskHuman { id: 2, role: "Alex".into(), question: "?".into() }], "2 questions wait for your answer"),
             (vec![round.clone(), idle.clone()], "Done: every role is idle."),
+            // The version's tests run before it is named.
+            (vec![round.clone(), idle.clone(), testing.clone()], "Done; running version 2's tests…"),
+            (vec![round.clone(), idle.clone(), testing.clone(), version(Some((3, 0)), None)], "Done: version 2 is ready; its 3 tests pass."),
+            (vec![round.clone(), idle.clone(), testing.clone(), round.clone()], "The team is working…"),
             (vec![round.clone(), idle.clone(), version(None, None)], "Done: version 2 is ready."),
             (vec![round.clone(), idle.clone(), version(Some((3, 0)), None)], "Done: version 2 is ready; its 3 tests pass."),
             (vec![round.clone(), idle.clone(), version(Some((2, 1)), None)], "Done: version 2 is ready, but 1 of its 3 tests fail."),
@@ -176,6 +192,35 @@ mod tests {
         }
         v.answered(1, "blue");
         assert_eq!(v.status(), "The team is working…");
+    }
+
+    /// Resume is offered for a stop that left work to do, never for a run
+    /// that is going or that ended with every role idle.
+    #[test]
+    fn only_a_run_with_work_left_can_resume() {
+        let stopped = |reason: StopReason| {
+            let mut v = RunView::default();
+            v.apply(&TeamEvent::RoundStarted { round: 1 });
+            v.apply(&TeamEvent::Stopped { reason });
+            v
+        };
+        let resumable = [
+            StopReason::RoundsDone,
+            StopReason::BudgetExhausted { spent: 3.01, budget: 3.0 },
+            StopReason::UnknownPrice { model: "llama3".into() },
+            StopReason::Cancelled,
+            StopReason::Failed { errors: vec![("Alice".into(), "bad key".into())] },
+            StopReason::Interrupted,
+        ];
+        for reason in resumable {
+            assert!(stopped(reason.clone()).can_resume(false), "{reason:?}");
+        }
+        assert!(!stopped(StopReason::Idle).can_resume(false));
+        assert!(stopped(StopReason::Idle).can_resume(true), "done, then given work (a plan edit)");
+        assert!(!RunView::default().can_resume(true), "not started");
+        let mut running = stopped(StopReason::Cancelled);
+        running.apply(&TeamEvent::RoundStarted { round: 2 });
+        assert!(!running.can_resume(true), "running again");
     }
 
     #[test]
