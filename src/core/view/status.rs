@@ -47,10 +47,13 @@ impl RunView {
                 Some(VersionNote { number, restored: Some(back), .. }) => {
                     format!("Done: version {number} broke the tests, so version {back} was restored.")
                 }
-                Some(VersionNote { number, tests: Some(t), .. }) if t.failed > 0 => {
-                    format!("Done: version {number} is ready, but {} of its {} tests fail.", t.failed, t.passed + t.failed)
-                }
-                Some(VersionNote { number, tests: Some(t), .. }) => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
+                Some(VersionNote { number, tests: Some(t), .. }) => match (t.passed, t.failed) {
+                    (0, 1) => format!("Done: version {number} is ready, but its test fails."),
+                    (_, 0) if t.passed > 1 => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
+                    (1, 0) => format!("Done: version {number} is ready; its test passes."),
+                    (0, 0) => format!("Done: version {number} is ready."),
+                    (passed, failed) => format!("Done: version {number} is ready, but {failed} of its {} tests fail.", passed + failed),
+                },
                 Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
                 None => match self.testing {
                     Some(number) => format!("Done; running version {number}'s tests…"),
@@ -172,6 +175,9 @@ mod tests {
             (vec![round.clone(), idle.clone(), version(None, None)], "Done: version 2 is ready."),
             (vec![round.clone(), idle.clone(), version(Some((3, 0)), None)], "Done: version 2 is ready; its 3 tests pass."),
             (vec![round.clone(), idle.clone(), version(Some((2, 1)), None)], "Done: version 2 is ready, but 1 of its 3 tests fail."),
+            (vec![round.clone(), idle.clone(), version(Some((1, 0)), None)], "Done: version 2 is ready; its test passes."),
+            (vec![round.clone(), idle.clone(), version(Some((0, 1)), None)], "Done: version 2 is ready, but its test fails."),
+            (vec![round.clone(), idle.clone(), version(Some((0, 0)), None)], "Done: version 2 is ready."),
             (vec![round.clone(), idle.clone(), version(Some((2, 1)), Some(1))], "Done: version 2 broke the tests, so version 1 was restored."),
             // A new request: the last version is no longer news.
             (vec![round.clone(), idle.clone(), version(None, None), round.clone()], "The team is working…"),
