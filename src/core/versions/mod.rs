@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::cost::Tally;
-pub use super::digest::digest;
+use super::digest::digest;
 use super::files::{FileError, ProjectFiles};
 use super::sandbox::TestReport;
 

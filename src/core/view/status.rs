@@ -48,10 +48,10 @@ impl RunView {
                     format!("Done: version {number} broke the tests, so version {back} was restored.")
                 }
                 Some(VersionNote { number, tests: Some(t), .. }) => match (t.passed, t.failed) {
-                    (0, 1) => format!("Done: version {number} is ready, but its test fails."),
-                    (_, 0) if t.passed > 1 => format!("Done: version {number} is ready; its {} tests pass.", t.passed),
-                    (1, 0) => format!("Done: version {number} is ready; its test passes."),
                     (0, 0) => format!("Done: version {number} is ready."),
+                    (1, 0) => format!("Done: version {number} is ready; its test passes."),
+                    (passed, 0) => format!("Done: version {number} is ready; its {passed} tests pass."),
+                    (0, 1) => format!("Done: version {number} is ready, but its test fails."),
                     (passed, failed) => format!("Done: version {number} is ready, but {failed} of its {} tests fail.", passed + failed),
                 },
                 Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
