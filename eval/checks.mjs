@@ -123,15 +123,20 @@ export async function hasButton(page, name) {
   return (await visible(page.getByRole('button', { name })).count()) > 0;
 }
 
-/** Waits until a visible element's text matches `text` (a string is matched whole, ignoring case). */
-export async function shows(page, text, { timeout = WAIT } = {}) {
+/**
+ * Waits until a visible element's text matches `text` (a string is matched
+ * whole, ignoring case). What is typed in editable fields does not count
+ * (a todo list must show the task, not keep it in its input) unless
+ * `fields` is true.
+ */
+export async function shows(page, text, { timeout = WAIT, fields = false } = {}) {
   const re = typeof text === 'string' ? new RegExp(`^\\s*${escape(text)}\\s*$`, 'i') : text;
-  await until(async () => (await readouts(page)).some((s) => re.test(s)), `nothing on the page shows ${re}`, timeout);
+  await until(async () => (await readouts(page, { fields })).some((s) => re.test(s)), `nothing on the page shows ${re}`, timeout);
 }
 
-/** Waits until no visible element's text matches `re`. */
+/** Waits until no visible element's text matches `re` (what is typed in fields apart). */
 export async function hides(page, re, { timeout = WAIT } = {}) {
-  await until(async () => !(await readouts(page)).some((s) => re.test(s)), `the page still shows ${re}`, timeout);
+  await until(async () => !(await readouts(page, { fields: false })).some((s) => re.test(s)), `the page still shows ${re}`, timeout);
 }
 
 /** The page's visible text as a person reads it, in one string (buttons included). */
@@ -149,13 +154,14 @@ export async function pageText(page) {
  * text (its text nodes, its inline children's too), and the values of its
  * fields and outputs. A calculator's "15" is here; its key "1" is not.
  */
-export async function readouts(page) {
-  return page.evaluate(() => {
+export async function readouts(page, { fields = true } = {}) {
+  return page.evaluate((fields) => {
     const buttonish = 'button, [role=button], input[type=button], input[type=submit], input[type=reset], select, option, script, style, template';
     const out = [];
     for (const el of document.querySelectorAll('input, textarea, output')) {
       if (el.closest(buttonish) || ['button', 'submit', 'reset', 'checkbox', 'radio', 'range', 'color'].includes(el.type)) continue;
       if (el.checkVisibility?.() === false) continue;
+      if (!fields && el.tagName !== 'OUTPUT' && !el.readOnly && !el.disabled) continue;
       out.push(String(el.value));
     }
     const inline = new Set(['SPAN', 'B', 'STRONG', 'I', 'EM', 'SMALL', 'SUB', 'SUP', 'MARK', 'CODE', 'A', 'ABBR', 'TIME', 'DATA', 'U', 'S', 'BDI', 'BDO', 'Q', 'KBD', 'SAMP', 'VAR', 'DFN', 'LABEL']);
@@ -167,7 +173,7 @@ export async function readouts(page) {
       if (text) out.push(text);
     }
     return out;
-  });
+  }, fields);
 }
 
 /** Waits until some readout's last number equals `value` (within 1e-9, or within the fraction `within` of it). */

@@ -195,6 +195,12 @@ if (process.argv[1] && normalize(process.argv[1]) === fileURLToPath(import.meta.
     console.log(HELP);
     process.exit(0);
   }
-  const report = await evaluate(opts);
+  let report;
+  try {
+    report = await evaluate(opts);
+  } catch (e) {
+    console.error(`The eval could not run: ${e.message}`);
+    process.exit(1);
+  }
   console.log(`\n${markdown(report)}\nReport: ${join(opts.out, 'report.md')} (and report.json, screenshots)`);
 }

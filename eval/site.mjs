@@ -7,8 +7,8 @@
 //! It does not read the figures (that is report.mjs) and keeps no key: the
 //! key is typed into the page and nowhere else.
 
-/** The status line's words once a run has come to rest. */
-const AT_REST = /^(Done|Stopped|Paused|Interrupted)\b/;
+/** The status line's words once a run has come to rest (and its version's tests have run). */
+const AT_REST = /^(Done|Stopped|Paused|Interrupted)\b(?!; running)/;
 
 /** Fills in Settings. `provider`: {preset, baseUrl, model, key, priceIn, priceOut}; `run`: {team, budget, rounds}. */
 export async function configure(page, provider, run) {
