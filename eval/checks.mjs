@@ -118,9 +118,9 @@ export function button(page, name) {
   return visible(page.getByRole('button', { name })).first();
 }
 
-/** Whether a visible button named `name` exists now (no waiting). */
+/** Whether a visible, enabled button named `name` exists now (no waiting). */
 export async function hasButton(page, name) {
-  return (await visible(page.getByRole('button', { name })).count()) > 0;
+  return (await visible(page.getByRole('button', { name, disabled: false })).count()) > 0;
 }
 
 /**

@@ -65,7 +65,7 @@ export default {
             answered += 1;
           } else {
             // The last step's button, whatever it says ("See how I did").
-            const last = page.getByRole('button').filter({ visible: true });
+            const last = page.getByRole('button', { disabled: false }).filter({ visible: true });
             if ((await last.count()) === 0) break;
             await last.last().click();
           }

@@ -15,13 +15,17 @@ async function start(page) {
   }
 }
 
-/** Whether the canvas changes within `ms`; null when there is no canvas. */
+/** Whether the canvas changes within `ms` (looked at every 100 ms); null when there is no canvas. */
 async function moving(page, ms = 1500) {
   const a = await canvasState(page);
   if (!a) return null;
-  await pause(ms);
-  const b = await canvasState(page);
-  return b !== null && a.hash !== b.hash;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    await pause(100);
+    const b = await canvasState(page);
+    if (b !== null && b.hash !== a.hash) return true;
+  }
+  return false;
 }
 
 export default {
@@ -32,16 +36,19 @@ export default {
     {
       name: 'a canvas of at least 150×150 is drawn',
       run: async ({ page }) => {
-        const c = await until(() => canvasState(page), 'no canvas on the page');
+        const c = await until(async () => {
+          const state = await canvasState(page);
+          return state && state.colours >= 2 && state;
+        }, 'no canvas with something drawn on it');
         expect(c.width >= 150 && c.height >= 150, `the canvas is ${c.width}×${c.height}`);
-        expect(c.colours >= 2, 'the canvas is blank');
       },
     },
     {
       name: 'the snake moves on its own',
       run: async ({ page }) => {
-        if (!(await moving(page, 600))) await start(page);
-        expect(await moving(page, 800), 'the canvas does not change by itself (or there is none)');
+        if (await moving(page, 800)) return;
+        await start(page);
+        expect(await moving(page, 800), 'the canvas does not change by itself, nor after Space or Start (or there is none)');
       },
     },
     {
