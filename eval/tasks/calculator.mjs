@@ -36,7 +36,7 @@ export default {
     {
       name: 'C clears the display to 0 or nothing',
       run: async ({ page }) => {
-        await press(page, ['4', '2']);
+        await press(page, ['C', '4', '2']);
         await showsNumber(page, 42);
         await press(page, ['C']);
         await until(async () => !(await readouts(page)).some((s) => /42/.test(s)), 'after C the display still shows 42');
