@@ -13,7 +13,8 @@
 //! - format failures refused: answers that gave no usable command list
 //!   (the error sent back to the model, which ends with the format line);
 //! - fix rounds: the team's test runs after the first (each follows a
-//!   change), plus versions made to fix an error of the preview.
+//!   change), plus versions made to fix an error of the preview;
+//! - build s: wall time from Start until the run came to rest.
 //! It does not judge the app (checks.mjs does).
 
 const FORMAT_LINE = 'Answer with your thoughts, then one ```json block holding a list of commands';
@@ -72,7 +73,7 @@ export function totals(rows) {
   };
 }
 
-const HEAD = ['task', 'run', 'version', 'own tests', 'checks', 'app', '$', 'tokens in / cached / out', 'calls', 'repaired', 'refused', 'fix rounds', 'seconds'];
+const HEAD = ['task', 'run', 'version', 'own tests', 'checks', 'app', '$', 'tokens in / cached / out', 'calls', 'repaired', 'refused', 'fix rounds', 'build s'];
 
 /** The report as a Markdown table (one row per run, then the total). */
 export function markdown(report) {
@@ -92,5 +93,10 @@ export function markdown(report) {
     `${total.appsPassing}/${total.runs} pass`, total.dollars.toFixed(4), `${total.tokens.in} / ${total.tokens.cached} / ${total.tokens.out}`,
     total.calls, total.repaired, total.refused, total.fixRounds, total.seconds.toFixed(1),
   ]));
-  return `${out.join('\n')}\n`;
+  // Why each failing run failed, under the table.
+  const why = rows.filter((r) => r.checks.passed < r.checks.total).map((r) => {
+    const failed = r.checks.results.filter((c) => !c.passed).map((c) => `${c.name} (${c.error})`);
+    return `- ${r.task} run ${r.run}: ${r.status}${failed.length ? ` Failed: ${failed.join('; ')}.` : ''}`;
+  });
+  return `${out.join('\n')}\n${why.length ? `\n${why.join('\n')}\n` : ''}`;
 }

@@ -4,7 +4,8 @@
 //! answered with one fixed reply, the run waited for (or stopped at the
 //! time limit; the budget caps it in the site itself), then the task's
 //! acceptance checks run on the app the last version holds, and a report
-//! written: report.json, report.md, one screenshot per app.
+//! written: report.json, report.md, a screenshot of each app (and of the
+//! site as each run left it).
 //!
 //! The app is checked full size, as "Open in new tab" shows it, but served
 //! from its own origin in a fresh browser context that can reach nothing
@@ -145,6 +146,8 @@ export async function evaluate(opts, log = (line) => console.log(line)) {
           await configure(page, opts.provider, opts);
           const outcome = await build(page, task.idea, { answer: opts.answer, timeLimit: opts.timeLimit });
           const seconds = (Date.now() - start) / 1000;
+          // The site as the run left it (the conversation, the status), for a look when a run goes wrong.
+          await page.screenshot({ path: join(opts.out, `${name}-site.png`) });
           const data = await exportSession(page);
           const files = lastFiles(data);
           writeApp(join(appsDir, name), files);
