@@ -79,7 +79,7 @@ const HEAD = ['task', 'run', 'version', 'own tests', 'checks', 'app', '$', 'toke
 export function markdown(report) {
   const { rows, total } = report;
   const line = (cells) => `| ${cells.join(' | ')} |`;
-  const tests = (t) => (t ? `${t.passed}/${t.run}` : '–');
+  const tests = (t) => (t && t.run > 0 ? `${t.passed}/${t.run}` : '–');
   const out = [line(HEAD), line(HEAD.map(() => '---'))];
   for (const r of rows) {
     out.push(line([

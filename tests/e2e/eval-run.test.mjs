@@ -5,7 +5,7 @@
 // checks about reloading and deleting; the figures come from the sessions.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, existsSync, statSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -89,4 +89,5 @@ test('the scripted run: two correct apps pass, the wrong one fails, and the tabl
   assert.ok(!stdout.includes(KEY) && !stderr.includes(KEY));
   const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
   for (const file of walk(out)) assert.ok(!readFileSync(file).includes(KEY), `${file} holds the key`);
+  rmSync(out, { recursive: true, force: true });
 });
