@@ -12,8 +12,9 @@
 //!   an answer the model repaired in vain is then also counted refused;
 //! - format failures refused: answers that gave no usable command list
 //!   (the error sent back to the model, which ends with the format line);
-//! - fix rounds: the team's test runs after the first (each follows a
-//!   change), plus versions made to fix an error of the preview;
+//! - fix rounds: failing test runs reported to the engineer to fix
+//!   (messages caused by `Sandbox.run_tests`), plus versions made to fix
+//!   an error of the preview;
 //! - build s: wall time from Start until the run came to rest.
 //! It does not judge the app (checks.mjs does).
 
@@ -26,10 +27,11 @@ export function figures(data) {
   const total = data.ledger?.total ?? {};
   const messages = data.messages ?? [];
   const cause = (m) => (typeof m.cause_by === 'string' ? m.cause_by : String(m.cause_by ?? ''));
-  const localRepairs = messages.filter((m) => cause(m) === 'RunCommand' && m.content.includes('Repaired the JSON')).length;
+  // The commands' outputs as the role keeps them (its hand-back repeats them: not counted).
+  const localRepairs = messages.filter((m) => cause(m) === 'RunCommand' && m.content.startsWith('Note:') && m.content.includes('Repaired the JSON')).length;
   const modelRepairs = messages.filter((m) => cause(m) === 'RoleZero.shown_only').length;
-  const refused = messages.filter((m) => cause(m) === 'RunCommand' && m.content.includes(FORMAT_LINE)).length;
-  const testRuns = messages.filter((m) => /Command Sandbox\.run_tests executed/.test(m.content)).length;
+  const refused = messages.filter((m) => cause(m) === 'RunCommand' && m.content.includes(FORMAT_LINE) && m.content.trim().endsWith('}}].')).length;
+  const failureReports = messages.filter((m) => cause(m) === 'Sandbox.run_tests').length;
   return {
     version: last?.number ?? 0,
     tests: last?.tests ? { passed: last.tests.passed, run: last.tests.passed + last.tests.failed } : null,
@@ -38,7 +40,7 @@ export function figures(data) {
     calls: total.calls ?? 0,
     repaired: localRepairs + modelRepairs,
     refused,
-    fixRounds: Math.max(0, testRuns - 1) + versions.filter((v) => v.kind === 'fix').length,
+    fixRounds: failureReports + versions.filter((v) => v.kind === 'fix').length,
   };
 }
 

@@ -5,7 +5,7 @@
 //! time limit; the budget caps it in the site itself), then the task's
 //! acceptance checks run on the app the last version holds, and a report
 //! written: report.json, report.md, a screenshot of each app (and of the
-//! site as each run left it).
+//! site as each run left it), and each session's export.
 //!
 //! The app is checked full size, as "Open in new tab" shows it, but served
 //! from its own origin in a fresh browser context that can reach nothing
@@ -150,6 +150,8 @@ export async function evaluate(opts, log = (line) => console.log(line)) {
           await page.screenshot({ path: join(opts.out, `${name}-site.png`) });
           const data = await exportSession(page);
           const files = lastFiles(data);
+          // The session as exported (no key is ever in it), to look into a run.
+          writeFileSync(join(opts.out, `${name}-session.json`), `${JSON.stringify(data, null, 1)}\n`);
           writeApp(join(appsDir, name), files);
           const page0 = entry(files);
           const shot = join(opts.out, `${name}.png`);

@@ -3,7 +3,11 @@
 // todo list built wrongly (it adds, but neither keeps nor deletes). Our
 // own test data, as the local LLM server's turns; each turn matches its
 // role's system prompt. The calculator's team leader first asks a
-// question, which the eval answers with its fixed reply.
+// question, which the eval answers with its fixed reply, and its QA
+// engineer's test fails once (a fix round) before the engineer's fix; the fruit
+// search's engineer writes a trailing comma (repaired locally); the todo
+// list's team leader first answers without any command list (refused, and
+// asked again).
 import { readFileSync } from 'node:fs';
 
 const answer = (thought, commands) => `${thought}\n\`\`\`json\n${JSON.stringify(commands, null, 2)}\n\`\`\``;
@@ -22,6 +26,9 @@ export const CALC_JS = `export function apply(a, op, b) {
   throw new Error('unknown operation ' + op);
 }
 `;
+
+// The first calc.js divides wrongly; QA's test catches it.
+const CALC_JS_BUGGY = CALC_JS.replace('return a / b;', 'return a * b;');
 
 const CALC_MAIN = `import { apply } from './calc.js';
 const display = document.getElementById('display');
@@ -76,14 +83,17 @@ document.getElementById('task').addEventListener('keydown', (e) => {
 </body></html>
 `;
 
-const plan = (what, files) => [
+/** An answer whose JSON has trailing commas, as models often write it. */
+const trailingCommas = (thought, commands) => answer(thought, commands).replace(/\n\]\n```$/, ',\n]\n```');
+
+const plan = (what, files, { sloppy = false } = {}) => [
   as('Mike', answer('One task for Alex.', [
     cmd('Plan.append_task', { task_id: '1', dependent_task_ids: [], instruction: `Write the ${what}`, assignee: 'Alex' }),
     cmd('TeamLeader.publish_team_message', { content: `Write the ${what}`, send_to: 'Alex' }),
     cmd('RoleZero.reply_to_human', { content: `Alex is writing the ${what}.` }),
     end(),
   ])),
-  as('Alex', answer('Writing it.', [...Object.entries(files).map(([p, c]) => write(p, c)), end()])),
+  as('Alex', (sloppy ? trailingCommas : answer)('Writing it.', [...Object.entries(files).map(([p, c]) => write(p, c)), end()])),
   as('Mike', answer('Done.', [
     cmd('Plan.finish_current_task'),
     cmd('RoleZero.reply_to_human', { content: `The ${what} is ready.` }),
@@ -94,15 +104,43 @@ const plan = (what, files) => [
 /** The turns of the three runs, in the order the eval runs them (task ids sorted). */
 export function evalTurns() {
   return [
-    // calculator: a question first, then the app with its tests.
+    // calculator: a question first, then the app; QA's tests fail once, Alex fixes, they pass.
     as('Mike', 'TASK'),
     as('Mike', answer('A question first.', [cmd('RoleZero.ask_human', { question: 'Do you need memory keys (M+, MR)?' })])),
-    ...plan('calculator', { 'index.html': CALC_HTML, 'main.js': CALC_MAIN, 'calc.js': CALC_JS, 'tests/calc.test.js': CALC_TEST }),
+    as('Mike', answer('Plan: the code, then the tests.', [
+      cmd('Plan.append_task', { task_id: '1', dependent_task_ids: [], instruction: 'Write the calculator', assignee: 'Alex' }),
+      cmd('Plan.append_task', { task_id: '2', dependent_task_ids: ['1'], instruction: 'Test the calculator', assignee: 'Edward' }),
+      cmd('TeamLeader.publish_team_message', { content: 'Write the calculator: index.html, main.js, calc.js (apply)', send_to: 'Alex' }),
+      cmd('RoleZero.reply_to_human', { content: 'Alex is writing the calculator.' }),
+      end(),
+    ])),
+    as('Alex', answer('Writing it.', [write('index.html', CALC_HTML), write('main.js', CALC_MAIN), write('calc.js', CALC_JS_BUGGY), end()])),
+    as('Mike', answer('Next: tests.', [
+      cmd('Plan.finish_current_task'),
+      cmd('TeamLeader.publish_team_message', { content: 'Test calc.js', send_to: 'Edward' }),
+      cmd('RoleZero.reply_to_human', { content: 'Edward is testing the calculator.' }),
+      end(),
+    ])),
+    as('Edward', answer('Writing and running the tests.', [write('tests/calc.test.js', CALC_TEST), cmd('Sandbox.run_tests'), end()])),
+    as('Mike', answer('Waiting for the fix.', [cmd('RoleZero.reply_to_human', { content: 'A test fails; Alex is fixing it.' }), end()])),
+    as('Alex', answer('Division multiplied; fixing apply.', [write('calc.js', CALC_JS), end()])),
+    as('Mike', answer('Ask for a rerun.', [
+      cmd('TeamLeader.publish_team_message', { content: 'Alex fixed calc.js; run the tests again', send_to: 'Edward' }),
+      cmd('RoleZero.reply_to_human', { content: 'Edward is running the tests again.' }),
+      end(),
+    ])),
+    as('Edward', answer('Running the tests again.', [cmd('Sandbox.run_tests'), end()])),
+    as('Mike', answer('All done.', [
+      cmd('Plan.finish_current_task'),
+      cmd('RoleZero.reply_to_human', { content: 'The calculator is ready and its tests pass.' }),
+      end(),
+    ])),
     // fruit-search
     as('Mike', 'TASK'),
-    ...plan('fruit search', { 'index.html': FRUIT_HTML }),
-    // todo (wrong)
+    ...plan('fruit search', { 'index.html': FRUIT_HTML }, { sloppy: true }),
+    // todo (wrong), after an answer with no command list
     as('Mike', 'TASK'),
+    as('Mike', 'I will ask Alex to write the todo list right away.'),
     ...plan('todo list', { 'index.html': TODO_HTML }),
   ];
 }
