@@ -1,6 +1,8 @@
 //! The task set: every `*.mjs` of a directory (eval/tasks/ by default),
 //! each exporting {id, title, idea, checks: [{name, run}]}, in the order of
-//! their ids. It checks their shape and nothing else.
+//! their file names. A check's `run({page, reload, wait})` throws when the
+//! app fails it; the helpers it may use are in eval/checks.mjs (a task set
+//! elsewhere imports them from there). It checks their shape, nothing else.
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';

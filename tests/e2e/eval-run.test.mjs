@@ -95,3 +95,33 @@ test('the scripted run: two correct apps pass, the wrong one fails, and the tabl
   for (const file of walk(out)) assert.ok(!readFileSync(file).includes(KEY), `${file} holds the key`);
   rmSync(out, { recursive: true, force: true });
 });
+
+test('a run past its time limit is stopped and reported with no version', async () => {
+  const model = 'eval-scripted-slow';
+  await script(env.llm, model, [{ match: 'named Mike, your goal', text: 'TASK', delay_ms: 30000 }]);
+  const out = mkdtempSync(join(tmpdir(), 'tabteam-eval-'));
+  const { code, stdout, stderr } = await evalSh(['--only', 'todo', '--time-limit', '3', '--out', out], {
+    TABTEAM_EVAL_BASE_URL: `${env.llm.url}/v1`,
+    TABTEAM_EVAL_MODEL: model,
+    TABTEAM_EVAL_KEY: KEY,
+    TABTEAM_EVAL_PRICE_IN: '1',
+    TABTEAM_EVAL_PRICE_OUT: '2',
+  });
+  assert.equal(code, 0, stderr);
+  const row = stdout.split('\n').find((l) => l.startsWith('| todo '));
+  assert.deepEqual(row.split('|').slice(1, 7).map((c) => c.trim()), ['todo', '1', 'none', '–', '0/5', 'FAIL']);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.equal(report.rows[0].timedOut, true);
+  assert.match(report.rows[0].status, /^Stopped by you/);
+  rmSync(out, { recursive: true, force: true });
+});
+
+test('the options: --only, --repeat, --team and the provider variables are read, and a wrong one is explained', async () => {
+  const { options } = await import('../../eval/run.mjs');
+  const env = { TABTEAM_EVAL_MODEL: 'm', TABTEAM_EVAL_KEY: 'k', TABTEAM_EVAL_PRESET: 'anthropic', TABTEAM_EVAL_PRICE_IN: '3' };
+  const o = options(['--only', 'todo, quiz', '--repeat', '3', '--team', 'fixed_sop', '--budget', '0.5', '--time-limit', '60'], env);
+  assert.deepEqual([o.only, o.repeat, o.team, o.budget, o.timeLimit, o.provider.preset, o.provider.priceIn, o.provider.priceOut], [['todo', 'quiz'], 3, 'fixed_sop', 0.5, 60000, 'anthropic', 3, undefined]);
+  assert.throws(() => options(['--team', 'dream'], env), /--team must be company, fixed_sop or assistant/);
+  assert.throws(() => options(['--repeat', '0'], env), /--repeat must be a number of at least 1/);
+  assert.throws(() => options([], { TABTEAM_EVAL_MODEL: 'm', TABTEAM_EVAL_KEY: 'k' }), /Set TABTEAM_EVAL_BASE_URL/);
+});
