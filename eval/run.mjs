@@ -47,6 +47,7 @@ Options:
   --out DIR          where report.json, report.md and the screenshots go
                      (default eval/out/<date-time>)
   --site URL         a running site instead of serving dist/
+  --preset NAME      the Settings preset (overrides TABTEAM_EVAL_PRESET)
   -h, --help         this text
 
 The provider, from the environment (the key is typed into the page and
@@ -72,7 +73,7 @@ export function options(argv, env = process.env) {
     options: {
       tasks: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string' }, team: { type: 'string' },
       budget: { type: 'string' }, rounds: { type: 'string' }, 'time-limit': { type: 'string' }, answer: { type: 'string' },
-      out: { type: 'string' }, site: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      out: { type: 'string' }, site: { type: 'string' }, preset: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { help: true };
@@ -83,7 +84,7 @@ export function options(argv, env = process.env) {
   };
   if (values.team && !['company', 'fixed_sop', 'assistant'].includes(values.team)) throw new Error(`--team must be company, fixed_sop or assistant (got "${values.team}")`);
   const provider = {
-    preset: env.TABTEAM_EVAL_PRESET || 'custom',
+    preset: values.preset || env.TABTEAM_EVAL_PRESET || 'custom',
     baseUrl: env.TABTEAM_EVAL_BASE_URL || '',
     model: env.TABTEAM_EVAL_MODEL || '',
     key: env.TABTEAM_EVAL_KEY || '',

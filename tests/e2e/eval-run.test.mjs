@@ -42,7 +42,7 @@ function evalSh(args, extraEnv) {
 test('--help explains the options and the environment', async () => {
   const { code, stdout } = await evalSh(['--help'], {});
   assert.equal(code, 0);
-  for (const word of ['--tasks', '--only', '--repeat', '--team', '--budget', '--time-limit', '--answer', 'TABTEAM_EVAL_MODEL', 'TABTEAM_EVAL_KEY', 'TABTEAM_EVAL_BASE_URL']) {
+  for (const word of ['--tasks', '--only', '--repeat', '--team', '--budget', '--time-limit', '--answer', '--preset', 'TABTEAM_EVAL_MODEL', 'TABTEAM_EVAL_KEY', 'TABTEAM_EVAL_BASE_URL']) {
     assert.ok(stdout.includes(word), `--help mentions ${word}`);
   }
 });
@@ -124,4 +124,5 @@ test('the options: --only, --repeat, --team and the provider variables are read,
   assert.throws(() => options(['--team', 'dream'], env), /--team must be company, fixed_sop or assistant/);
   assert.throws(() => options(['--repeat', '0'], env), /--repeat must be a number of at least 1/);
   assert.throws(() => options([], { TABTEAM_EVAL_MODEL: 'm', TABTEAM_EVAL_KEY: 'k' }), /Set TABTEAM_EVAL_BASE_URL/);
+  assert.equal(options(['--preset', 'openai'], env).provider.preset, 'openai', '--preset wins over the environment');
 });
