@@ -62,8 +62,8 @@ never written anywhere):
   TABTEAM_EVAL_PRICE_OUT  site knows no price for the model; 0 for local)
 
 Example:
-  TABTEAM_EVAL_PRESET=anthropic TABTEAM_EVAL_MODEL=claude-sonnet-4-5 \\
-  TABTEAM_EVAL_KEY=sk-ant-... bash scripts/eval.sh --only todo,calculator
+  TABTEAM_EVAL_PRESET=openai TABTEAM_EVAL_MODEL=gpt-4.1-mini \\
+  TABTEAM_EVAL_KEY=sk-... bash scripts/eval.sh --only todo,calculator
 `;
 
 /** The options of argv, checked; throws with a person's message. */
