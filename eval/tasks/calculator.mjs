@@ -9,7 +9,7 @@ const KEYS = {
   '*': /^\s*(\*|×|x|✕|times|multiply)\s*$/i,
   '/': /^\s*(\/|÷|divide|divided by)\s*$/i,
   '=': /^\s*(=|equals?|enter)\s*$/i,
-  C: /^\s*(c|ac|clear|clear all|reset)\s*$/i,
+  C: /^\s*(c|ac|ce|clear|clear all|reset)\s*$/i,
 };
 
 async function press(page, keys) {

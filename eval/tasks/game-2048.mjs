@@ -44,7 +44,7 @@ export default {
     {
       name: 'New game sets the score back to 0',
       run: async ({ page }) => {
-        await button(page, /new game|restart|reset|play again|start over/i).click();
+        await button(page, /new game|restart|reset|play again|try again|start over/i).click();
         await until(async () => (await numberAfter(page, SCORE)) === 0, 'the score is not 0 after a new game');
       },
     },

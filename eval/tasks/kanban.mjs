@@ -4,7 +4,8 @@
 //! side or stacked).
 import { textbox, button, hasButton, shows, until, expect } from '../checks.mjs';
 
-const COLUMNS = [/^\s*to[\s-]?do\s*$/i, /^\s*in[\s-]?progress\s*$/i, /^\s*done\s*$/i];
+// A heading may carry an icon or a count ("📋 To Do (2)").
+const COLUMNS = [/^\W*to[\s-]?do\W*\d*\W*$/i, /^\W*in[\s-]?progress\W*\d*\W*$/i, /^\W*done\W*\d*\W*$/i];
 const CARD = 'Write report';
 
 const heading = (page, name) => page.getByText(name).filter({ visible: true }).first();

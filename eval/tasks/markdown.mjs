@@ -45,7 +45,8 @@ export default {
       run: async ({ page }) => {
         await type(page, 'See the [docs](https://example.com).');
         const link = page.getByRole('link', { name: 'docs', exact: true }).filter({ visible: true }).first();
-        expect((await link.getAttribute('href')) === 'https://example.com', 'the link does not go to https://example.com');
+        const href = (await link.getAttribute('href')) ?? '';
+        expect(href.replace(/\/$/, '') === 'https://example.com', `the link goes to "${href}", not https://example.com`);
       },
     },
   ],
