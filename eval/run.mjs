@@ -161,7 +161,7 @@ export async function evaluate(opts, log = (line) => console.log(line)) {
             : await runChecks(browser, task, `${apps.url}/${name}/${page0}`, { screenshot: shot });
           row = {
             task: task.id, run, status: outcome.status, timedOut: outcome.timedOut, questions: outcome.questions, ...figures(data), seconds,
-            checks: { passed: checks.passed, total: checks.total, results: checks.checks }, screenshot: page0 === null ? null : `${name}.png`,
+            checks: { passed: checks.passed, total: checks.total, results: checks.checks, pageErrors: checks.pageErrors ?? [] }, screenshot: page0 === null ? null : `${name}.png`,
           };
         } catch (e) {
           row = { task: task.id, run, status: `the harness failed: ${String(e.message).split('\n')[0]}`, timedOut: false, questions: 0, ...figures({}), seconds: (Date.now() - start) / 1000, checks: { passed: 0, total: task.checks.length, results: [] }, screenshot: null };
