@@ -444,6 +444,7 @@ impl<'p> Linker<'p> {
                     Some(target) if self.project.packages.contains_key(&target) => Some(self.package(&target)?),
                     _ => None,
                 },
+                _ if harness_module(spec).is_some() => harness_module(spec).map(|m| data_url("text/javascript", m)),
                 _ if Resolver::is_bare(spec) => match self.project.resolver.as_ref().map(|r| r.resolve(spec)) {
                     Some(Ok(target)) if self.project.packages.contains_key(&target) => Some(self.package(&target)?),
                     _ => None,
@@ -458,6 +459,20 @@ impl<'p> Linker<'p> {
         }
         out.push_str(&source[last..]);
         Ok(out)
+    }
+}
+
+/// What a test imports to get the test harness's functions (`harness.js`
+/// defines them as globals in each test worker): Node's own test runner
+/// and assert, and vitest's names, so tests written for either run.
+pub fn harness_module(spec: &str) -> Option<&'static str> {
+    match spec {
+        "node:test" => Some("export const { test, it, describe } = globalThis;\nexport default globalThis.test;\n"),
+        "node:assert" | "node:assert/strict" | "assert" | "assert/strict" => Some(
+            "const assert = globalThis.assert;\nexport default assert;\nexport const { ok, equal, strictEqual, notEqual, notStrictEqual, deepEqual, deepStrictEqual, throws } = assert;\n",
+        ),
+        "vitest" | "@jest/globals" => Some("export const { test, it, describe, expect, assert } = globalThis;\n"),
+        _ => None,
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use futures::future::{join_all, LocalBoxFuture};
 
-use super::bundle::{is_script, needs_transform, FileMap, Problem, Project};
+use super::bundle::{harness_module, is_script, needs_transform, FileMap, Problem, Project};
 use super::packages::{join_url, split_specifier, Manifest, Resolver};
 use super::SourceRef;
 
@@ -70,13 +70,13 @@ pub async fn prepare(files: FileMap, cdn: &str, host: &dyn PackageHost) -> Proje
         .iter()
         .filter(|(p, _)| is_script(p))
         .flat_map(|(_, s)| specifiers(s))
-        .filter(|s| Resolver::is_bare(s))
+        .filter(|s| Resolver::is_bare(s) && harness_module(s).is_none())
         .filter_map(|s| split_specifier(&s).map(|(name, _)| name.to_owned()))
         .collect();
     let resolver = Resolver::new(cdn, manifest, imported);
     let mut wanted: BTreeSet<String> = BTreeSet::new();
     for (path, source) in project.files.iter().filter(|(p, _)| is_script(p)) {
-        for spec in specifiers(source).into_iter().filter(|s| Resolver::is_bare(s)) {
+        for spec in specifiers(source).into_iter().filter(|s| Resolver::is_bare(s) && harness_module(s).is_none()) {
             match resolver.resolve(&spec) {
                 Ok(url) => {
                     wanted.insert(url);
