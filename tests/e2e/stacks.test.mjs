@@ -11,7 +11,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, openSettings, closeSettings, showTab } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, openSettings, closeSettings, showTab, showSessions } from './harness.mjs';
 import { startPackageServer } from '../support/package-server.mjs';
 import { REACT_PROJECT, PREACT_PROJECT, projectTurns } from './scripts/stacks.mjs';
 
@@ -90,6 +90,9 @@ test('a React + TypeScript + Tailwind project previews and tests, then again off
   await context.setOffline(true);
   const reloaded = Date.now();
   await page.reload();
+  await showSessions(page);
+  await page.locator('[data-testid=session]').filter({ hasText: 'A click counter' }).first().getByTestId('session-open').click();
+  await page.getByTestId('status').filter({ hasText: /Done/ }).waitFor({ timeout: 15000 });
   await showTab(page, 'preview');
   const again = previewFrame(page).locator('#count');
   await again.waitFor({ timeout: 30000 });
@@ -113,7 +116,12 @@ test('a Preact + htm page previews; its node:fs import is said in words to the p
   await runTeam(page, model, 'A todo list with Preact and htm', cdn);
   await showTab(page, 'preview');
   const frame = previewFrame(page);
-  await frame.locator('#todos li').first().waitFor({ timeout: 30000 });
+  try {
+    await frame.locator('#todos li').first().waitFor({ timeout: 30000 });
+  } catch (e) {
+    await shootPane(page, 'stacks-preact-failed');
+    throw new Error(`no todo list; the console says: ${await page.getByTestId('console').textContent().catch(() => '(none)')}`);
+  }
   await frame.locator('#add').click();
   await frame.locator('#todos li').nth(1).waitFor({ timeout: 5000 });
   assert.equal(await frame.locator('#todos li').nth(1).textContent(), 'Item 2');

@@ -323,6 +323,32 @@ pub fn is_script(path: &str) -> bool {
     [".js", ".mjs", ".jsx", ".ts", ".tsx", ".mts"].iter().any(|ext| path.ends_with(ext)) && !path.ends_with(".d.ts")
 }
 
+/// The bodies of an HTML page's inline `<script type="module">`s: their
+/// imports are the page's too.
+pub fn inline_modules(html: &str) -> Vec<&str> {
+    let lower = html.to_ascii_lowercase();
+    let mut bodies = Vec::new();
+    let mut at = 0;
+    while let Some(open) = lower[at..].find("<script").map(|i| at + i) {
+        let Some(end) = tag_end(html, open) else { break };
+        let tag = &html[open..end];
+        let close = lower[end..].find("</script").map_or(html.len(), |i| end + i);
+        if attr(tag, "src").is_none() && attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module")) {
+            bodies.push(&html[end..close]);
+        }
+        at = close.max(end);
+    }
+    bodies
+}
+
+/// A build tool's configuration (`vite.config.ts`, `tailwind.config.js`,
+/// `postcss.config.js`, …): read by tools on a developer's machine, never
+/// run in the tab, so neither transformed nor searched for packages.
+pub fn is_tooling(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplitn(2, '.').nth(1).is_some_and(|stem| stem.ends_with(".config") || stem == "eslint.config")
+}
+
 /// Files the transformer must turn into JavaScript first.
 pub fn needs_transform(path: &str) -> bool {
     [".jsx", ".ts", ".tsx", ".mts"].iter().any(|ext| path.ends_with(ext)) && !path.ends_with(".d.ts")

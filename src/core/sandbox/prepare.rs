@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use futures::future::{join_all, LocalBoxFuture};
 
-use super::bundle::{harness_module, is_script, needs_transform, FileMap, Problem, Project};
+use super::bundle::{harness_module, inline_modules, is_script, is_tooling, needs_transform, FileMap, Problem, Project};
 use super::packages::{join_url, split_specifier, Manifest, Resolver};
 use super::SourceRef;
 
@@ -45,7 +45,7 @@ pub async fn prepare(files: FileMap, cdn: &str, host: &dyn PackageHost) -> Proje
     let manifest = Manifest::of(&files);
     let jsx = jsx_import_source(&files, &manifest);
     let mut project = Project::plain(files);
-    let pending: Vec<(String, String)> = project.files.iter().filter(|(p, _)| needs_transform(p)).map(|(p, s)| (p.clone(), s.clone())).collect();
+    let pending: Vec<(String, String)> = project.files.iter().filter(|(p, _)| needs_transform(p) && !is_tooling(p)).map(|(p, s)| (p.clone(), s.clone())).collect();
     let results = join_all(pending.into_iter().map(|(path, source)| {
         let jsx = jsx.clone();
         async move {
@@ -65,17 +65,23 @@ pub async fn prepare(files: FileMap, cdn: &str, host: &dyn PackageHost) -> Proje
             }),
         }
     }
-    let imported: BTreeSet<String> = project
+    // Every module the project has: its script files and its pages' inline modules.
+    let modules: Vec<(String, String)> = project
         .files
         .iter()
-        .filter(|(p, _)| is_script(p))
+        .filter(|(p, _)| is_script(p) && !is_tooling(p))
+        .map(|(p, s)| (p.clone(), s.clone()))
+        .chain(project.files.iter().filter(|(p, _)| p.ends_with(".html") || p.ends_with(".htm")).flat_map(|(p, s)| inline_modules(s).into_iter().map(|m| (p.clone(), m.to_owned()))))
+        .collect();
+    let imported: BTreeSet<String> = modules
+        .iter()
         .flat_map(|(_, s)| specifiers(s))
         .filter(|s| Resolver::is_bare(s) && harness_module(s).is_none())
         .filter_map(|s| split_specifier(&s).map(|(name, _)| name.to_owned()))
         .collect();
     let resolver = Resolver::new(cdn, manifest, imported);
     let mut wanted: BTreeSet<String> = BTreeSet::new();
-    for (path, source) in project.files.iter().filter(|(p, _)| is_script(p)) {
+    for (path, source) in &modules {
         for spec in specifiers(source).into_iter().filter(|s| Resolver::is_bare(s) && harness_module(s).is_none()) {
             match resolver.resolve(&spec) {
                 Ok(url) => {

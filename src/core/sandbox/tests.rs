@@ -341,6 +341,8 @@ fn a_vite_react_typescript_tailwind_project_is_prepared_and_linked_with_one_reac
         ("src/server.ts", "/* ts */"),
         ("src/broken.tsx", "const x = <div"),
         ("tests/count.test.ts", "/* ts */"),
+        ("vite.config.ts", "import { defineConfig } from 'vite';\nimport react from '@vitejs/plugin-react';\nexport default defineConfig({ plugins: [react()] });\n"),
+        ("tailwind.config.js", "export default { content: ['./src/**/*.tsx'] };\n"),
     ]);
     let ext = |me: &str| {
         let others: Vec<&str> = ["chart.js", "react", "react-dom", "tailwindcss", "typescript"].into_iter().filter(|n| *n != me).collect();
@@ -451,4 +453,24 @@ fn a_package_the_cdn_lacks_and_a_cycle_between_packages_are_said_in_words() {
     assert!(host.transforms.borrow().is_empty(), "plain JavaScript needs no transformer");
     let doc = project_document(&ready, "").unwrap();
     assert!(doc.missing.iter().any(|m| m.contains("the packages import each other in a cycle (main.js → a → b.mjs → a)")), "{:?}", doc.missing);
+}
+
+#[test]
+fn a_page_s_inline_module_gets_its_packages_and_preact_s_runtime_comes_from_package_json() {
+    use super::bundle::project_document;
+    let project = files(&[
+        ("index.html", "<div id=app></div>\n<script type=\"module\">\n  import { h, render } from 'preact';\n  render(h('p', null, 'hi'), document.getElementById('app'));\n</script>"),
+        ("package.json", r#"{"dependencies":{"preact":"10.27.2"}}"#),
+    ]);
+    assert_eq!(super::prepare::jsx_import_source(&project, &super::packages::Manifest::of(&project)), "preact");
+    let host = ScriptedHost {
+        modules: [("http://cdn/preact@10.27.2".to_owned(), "export const h = 1, render = 2;\n".to_owned())].into_iter().collect(),
+        transformed: Default::default(),
+        fetched: Default::default(),
+        transforms: Default::default(),
+    };
+    let ready = futures::executor::block_on(super::prepare(project, "http://cdn", &host));
+    assert!(ready.problems.is_empty(), "{:?}", ready.problems);
+    let doc = project_document(&ready, "").unwrap();
+    assert!(doc.html.contains(&format!("import {{ h, render }} from '{}';", js("export const h = 1, render = 2;\n"))), "{}", doc.html);
 }

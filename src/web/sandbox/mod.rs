@@ -202,8 +202,16 @@ impl WebSandbox {
     }
 
     async fn show(&self, files: FileMap) -> Result<PreviewInfo, SandboxError> {
+        // Counted before the packages are fetched: a newer preview that is
+        // ready first is not replaced by this older one.
+        let mine = self.inner.previews.get() + 1;
+        self.inner.previews.set(mine);
         let project = ready(files).await;
         let doc = project_document(&project, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
+        if self.inner.previews.get() != mine {
+            let problems = doc.problems.iter().map(|p| p.text.clone()).collect();
+            return Ok(PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing, problems });
+        }
         self.inner.console.borrow_mut().clear();
         for problem in &doc.problems {
             self.push_console("error".into(), cut(&problem.text, 4000), problem.source.clone());
@@ -230,8 +238,6 @@ impl WebSandbox {
             }
         })?;
         let window = frame.window()?;
-        let mine = self.inner.previews.get() + 1;
-        self.inner.previews.set(mine);
         *self.inner.preview.borrow_mut() = Some(frame);
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
