@@ -80,6 +80,10 @@ pub struct Settings {
     /// Roles on another model than `model` (empty: every role uses it).
     /// Overrides naming a role the chosen team lacks are kept and unused.
     pub overrides: Vec<RoleModel>,
+    /// Where the project's npm packages come from, as browser ES modules
+    /// (esm.sh's URL scheme: `{cdn}/react@18.3.1`); fetched by the app page,
+    /// kept in the browser's package cache.
+    pub package_cdn: String,
 }
 
 impl Default for Settings {
@@ -96,6 +100,7 @@ impl Default for Settings {
             remember_key: false,
             auto_resume: false,
             overrides: Vec::new(),
+            package_cdn: crate::core::sandbox::packages::DEFAULT_CDN.into(),
         }
     }
 }

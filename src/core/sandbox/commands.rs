@@ -54,7 +54,7 @@ pub fn register_sandbox_commands<C: HasSandbox + 'static>(registry: &mut Registr
         CommandSpec::new(
             RUN_TESTS,
             "Run the project's JavaScript tests in the sandbox (a worker with a time limit) and get passed / failed per test. \
-             path: a test file or a directory; empty runs every test file (*.test.js, or .js files under tests/). \
+             path: a test file or a directory; empty runs every test file (*.test.js / *.test.ts, or scripts under tests/). \
              A test file calls test(name, fn) with assert(cond, msg), assert.equal(a, b), expect(x).toBe(y) / .toEqual(y), \
              or is a module whose top-level code throws on failure; it imports the code with relative paths.",
         )
