@@ -106,10 +106,23 @@ async fn rate_limited_with_retry_after_is_retried_once_and_succeeds() {
     assert_eq!(requests_for(model).await, 2);
 }
 
+/// The same HTTP 500 twice is a fault, not a busy spell: the call stops
+/// with the server's message after the second (issue #32, item 9).
 #[wasm_bindgen_test]
-async fn server_errors_twice_then_success() {
+async fn the_same_server_error_twice_stops() {
     let model = "p-500";
-    script(model, serde_json::json!([{"status": 500, "repeat": 2}, {"text": "third time"}])).await;
+    script(model, serde_json::json!([{"status": 500, "text": "Internal failure", "repeat": 2}])).await;
+    let (llm, _) = provider(&OpenAi, model, 10_000);
+    let llm = llm.with_policy(RetryPolicy { max_retries: 2, busy_waits_ms: &[50, 100] });
+    let (_, result) = run(&llm, model).await;
+    assert_eq!(result, Err(LlmError::ServerFault { status: 500, message: "Internal failure".into() }));
+    assert_eq!(requests_for(model).await, 2);
+}
+
+#[wasm_bindgen_test]
+async fn busy_errors_twice_then_success() {
+    let model = "p-503";
+    script(model, serde_json::json!([{"status": 503, "repeat": 2}, {"text": "third time"}])).await;
     // A busy provider's schedule (5 s, 10 s, ... in the app) made short.
     let (llm, _) = provider(&OpenAi, model, 10_000);
     let llm = llm.with_policy(RetryPolicy { max_retries: 2, busy_waits_ms: &[50, 100] });
