@@ -51,6 +51,10 @@ mod tests {
             llm("provider down (500), retries used up", LlmError::ProviderDown { status: 500, message: "Internal server error".into() }),
             llm("provider overloaded (529), retries used up", LlmError::ProviderDown { status: 529, message: "Overloaded".into() }),
             llm(
+                "the same 500 twice (a fault, not a busy spell)",
+                LlmError::ServerFault { status: 500, message: "An internal error has occurred.".into() },
+            ),
+            llm(
                 "unreachable (network or CORS)",
                 LlmError::Blocked {
                     hint: "Could not reach http://127.0.0.1:4000/v1 (Failed to fetch): the network may be down, the server not running, \
@@ -123,6 +127,10 @@ mod tests {
             provider overloaded (529), retries used up
               bubble: The provider is busy or down (HTTP 529); Resume when you want to try again.
               status: Paused after an error. Alice: The provider is busy or down (HTTP 529); Resume when you want to try again. Nothing was lost.
+
+            the same 500 twice (a fault, not a busy spell)
+              bubble: The provider failed twice in a row with the same error (HTTP 500). The provider said: “An internal error has occurred”. Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume.
+              status: Paused after an error. Alice: The provider failed twice in a row with the same error (HTTP 500). The provider said: “An internal error has occurred”. Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume. Nothing was lost.
 
             unreachable (network or CORS)
               bubble: Could not reach http://127.0.0.1:4000/v1 (Failed to fetch): the network may be down, the server not running, or it does not accept calls from this page. The proxy must allow this site's origin in its CORS settings; check that it is running. Then Resume.

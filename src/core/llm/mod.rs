@@ -2,13 +2,16 @@
 //!
 //! The core never speaks a provider's wire format. It builds a [`ChatRequest`]
 //! and consumes a stream of [`StreamEvent`]s through the [`Llm`] trait. The
-//! provider codecs (`openai`, `anthropic`) translate; the transport that moves
+//! provider codecs (`openai`, `anthropic`, `gemini`: each a [`codec::Codec`])
+//! translate; the transport that moves
 //! bytes lives outside the core (the browser's `fetch` in `web::fetch`).
 //! This module does no IO and knows no clock.
 
 pub mod anthropic;
 pub mod client;
+pub mod codec;
 pub mod framing;
+pub mod gemini;
 pub mod http;
 pub mod openai;
 pub mod presets;
@@ -203,6 +206,12 @@ pub enum LlmError {
     BadRequest { message: String },
     #[error("The provider is busy or down (HTTP {status}); Resume when you want to try again.")]
     ProviderDown { status: u16, message: String },
+    /// The provider answered the same server error twice in a row (an HTTP
+    /// 500 with the same message): a fault that waiting is unlikely to
+    /// mend, so the call stops and says so rather than retrying for
+    /// minutes (see `retry::is_persistent`).
+    #[error("The provider failed twice in a row with the same error (HTTP {status}).{} Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume.", said(message))]
+    ServerFault { status: u16, message: String },
     /// Nothing got through; `hint` says why that may be and how to fix it.
     #[error("{hint} Then Resume.")]
     Blocked { hint: String },

@@ -15,11 +15,32 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::codec::{Codec, StreamDecoder};
 use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
 use super::framing::{EventDecoder, EventStream};
 use super::sse::SseEvent;
 use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
+
+/// The OpenAI chat-completions protocol, spoken by every OpenAI-compatible
+/// server (Ollama, LM Studio, OpenRouter, Groq, DeepSeek, Gemini's
+/// compatibility endpoint, LiteLLM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenAi;
+
+impl Codec for OpenAi {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn build_request(&self, base_url: &str, api_key: Option<&str>, request: &ChatRequest) -> HttpRequest {
+        build_request(base_url, api_key, request, true)
+    }
+
+    fn decoder(&self, request: &ChatRequest) -> Box<dyn StreamDecoder> {
+        Box::new(OpenAiStream::for_request(request))
+    }
+}
 
 /// Build `POST {base_url}/chat/completions`. A missing or blank key sends no
 /// `Authorization` header (local servers need none).

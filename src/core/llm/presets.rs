@@ -4,9 +4,12 @@
 //!
 //! Presets are plain data. They deliberately hold no keys, no prices (the
 //! cost ledger owns those) and no per-provider code: every preset is served
-//! by one of the two codecs.
+//! by one of the codecs (`codec::Codec`), named in its row.
 
-use super::http::Protocol;
+use super::anthropic::Anthropic;
+use super::codec::Codec;
+use super::gemini::Gemini;
+use super::openai::OpenAi;
 
 /// One provider choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,7 +18,8 @@ pub struct Preset {
     pub id: &'static str,
     /// What the user sees.
     pub label: &'static str,
-    pub protocol: Protocol,
+    /// The codec of its wire protocol.
+    pub protocol: &'static dyn Codec,
     /// The base URL the codec appends its path to; empty for "custom".
     pub base_url: &'static str,
     /// A model to start with; empty when only the user can know it.
@@ -31,7 +35,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openai",
         label: "OpenAI",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.openai.com/v1",
         default_model: "gpt-4o-mini",
         needs_key: true,
@@ -40,7 +44,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "anthropic",
         label: "Anthropic",
-        protocol: Protocol::Anthropic,
+        protocol: &Anthropic,
         base_url: "https://api.anthropic.com",
         default_model: "claude-3-5-haiku-20241022",
         needs_key: true,
@@ -49,7 +53,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openrouter",
         label: "OpenRouter",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://openrouter.ai/api/v1",
         default_model: "openai/gpt-4o-mini",
         needs_key: true,
@@ -58,7 +62,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "groq",
         label: "Groq",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.groq.com/openai/v1",
         default_model: "llama-3.3-70b-versatile",
         needs_key: true,
@@ -67,16 +71,25 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "deepseek",
         label: "DeepSeek",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.deepseek.com",
         default_model: "deepseek-chat",
         needs_key: true,
         cors_hint: "DeepSeek should accept calls from web pages; if it does not, use it through OpenRouter or a LiteLLM proxy.",
     },
     Preset {
+        id: "google",
+        label: "Google Gemini",
+        protocol: &Gemini,
+        base_url: "https://generativelanguage.googleapis.com/v1beta",
+        default_model: "gemini-2.5-flash",
+        needs_key: true,
+        cors_hint: "Google's Gemini API accepts calls from web pages with a key from Google AI Studio; a block usually means an ad blocker, an extension or a company proxy.",
+    },
+    Preset {
         id: "gemini",
         label: "Google Gemini (OpenAI-compatible)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
         default_model: "gemini-2.0-flash",
         needs_key: true,
@@ -85,7 +98,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "ollama",
         label: "Ollama (local)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:11434/v1",
         default_model: "llama3.2",
         needs_key: false,
@@ -94,7 +107,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "lmstudio",
         label: "LM Studio (local)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:1234/v1",
         default_model: "",
         needs_key: false,
@@ -103,7 +116,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "litellm",
         label: "LiteLLM proxy",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:4000",
         default_model: "",
         needs_key: false,
@@ -112,7 +125,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "custom",
         label: "Custom OpenAI-compatible URL",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "",
         default_model: "",
         needs_key: false,

@@ -37,8 +37,8 @@ impl RoleZero {
             .replace("{instruction}", self.config.instruction.trim())
     }
 
-    /// The past experience closest to the latest user requirement, as an
-    /// example; it changes as experiences are recorded, so it goes in the
+    /// The past experience of this kind of role closest to the latest user
+    /// requirement, as an example; it changes as experiences are recorded, so it goes in the
     /// last turn, not the system prompt.
     pub(super) fn example(&self, role: &Role, world: &World) -> String {
         let request = role
@@ -51,7 +51,9 @@ impl RoleZero {
             .map(|m| m.content.clone())
             .unwrap_or_default();
         let experience = world.experience.borrow();
-        experience.best_match(&request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
+        experience
+            .best_match(&role.spec.kind, &request, MIN_EXPERIENCE_SCORE)
+            .map(render_example).unwrap_or_else(|| "(none yet)".to_string())
     }
 
     /// The role's commands, then the host page's tools (if any) numbered

@@ -452,7 +452,8 @@ impl RoleZero {
         if let Some(request) = role.state.memory.all().iter().rev().find(|m| m.cause_by.as_str() == USER_REQUIREMENT) {
             let worked = std::mem::take(&mut p.worked);
             if !worked.is_empty() {
-                world.experience.borrow_mut().add(Experience::new(request.content.clone(), Command::render_block(&worked), "ended"));
+                let experience = Experience::new(request.content.clone(), Command::render_block(&worked), "ended");
+                world.experience.borrow_mut().add(experience.of_role(role.spec.kind.clone()));
             }
         }
         let summary = if self.config.use_summary {

@@ -97,7 +97,9 @@ cross_test! {
         // What worked is kept and offered to a later, similar request.
         let experience = team.env.world.experience.borrow();
         assert_eq!(experience.len(), 1);
-        assert!(experience.best_match("make a 2048 game in html", 1.0).is_some_and(|e| e.commands.contains("Editor.write")));
+        let kind = &mike.spec.kind;
+        assert!(experience.best_match(kind, "make a 2048 game in html", 1.0).is_some_and(|e| e.commands.contains("Editor.write")));
+        assert!(experience.best_match("Engineer2", "make a 2048 game in html", 0.0).is_none(), "the leader's example is his alone");
     }
 }
 
