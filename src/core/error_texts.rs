@@ -181,8 +181,8 @@ mod tests {
               status: Paused after an error. Alice: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again. Nothing was lost.
 
             the same error twice in a row
-              bubble: Alex ran the same steps twice in a row and got the same error: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again.
-              status: Paused after an error. Alice: Alex ran the same steps twice in a row and got the same error: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again. Nothing was lost.
+              bubble: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again.
+              status: Paused after an error. Alice: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again. Nothing was lost.
 
             storage full
               bubble: The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.

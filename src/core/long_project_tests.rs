@@ -220,3 +220,78 @@ cross_test! {
         assert!(checked >= 4, "{checked} checkpoints around condensations");
     }
 }
+
+/// The fix loop: Edward runs the tests, Alex "fixes" game.js with the same
+/// code, Mike has the tests run again; the same failure comes back.
+fn fix_loop_answer(request: &ChatRequest) -> String {
+    let turns = &request.messages;
+    let system = turns.first().map_or("", |m| m.content.as_str());
+    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
+    if system.contains("decide what kind of request") {
+        return "TASK".into();
+    }
+    if turns.first().is_some_and(|m| m.role != super::llm::ChatRole::System) {
+        return "The tests still fail the same way.".into();
+    }
+    let publish = |to: &str, what: &str| cmd("TeamLeader.publish_team_message", json!({"content": what, "send_to": to}));
+    if system.contains("named Mike") {
+        if newest.starts_with("Follow-up request") || newest.contains("merge bug") && !newest.starts_with("[Message]") {
+            return answer(
+                "Edward first.",
+                json!([
+                    cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Fix the merge bug", "assignee": "Alex"})),
+                    publish("Edward", "Run the tests of game.js."),
+                    end(),
+                ]),
+            );
+        }
+        if newest.starts_with("[Message] from Alex") {
+            return answer("Again, Edward.", json!([publish("Edward", "Alex fixed game.js: run the tests again."), end()]));
+        }
+        return answer("Waiting.", json!([end()]));
+    }
+    if system.contains("named Edward") {
+        if newest.starts_with("[Message] from Mike") {
+            let test = "import { merge } from '../game.js';\ntest('merges equal tiles', () => expect(merge([2, 2, 0, 0])).toEqual([4, 0, 0, 0]));\n";
+            // Thoughts that differ (as a model's do): the duplicate guard
+            // compares whole answers; this guard, the commands and the error.
+            let asked = turns.iter().filter(|m| m.content.starts_with("[Message] from Mike")).count();
+            return answer(
+                &format!("Running them ({asked} messages from Mike so far)."),
+                json!([cmd("Editor.write", json!({"path": "tests/game.test.js", "content": test})), cmd("Sandbox.run_tests", json!({}))]),
+            );
+        }
+        return answer("Reported.", json!([end()]));
+    }
+    // Alex: the same "fix" every time.
+    answer(
+        "Fixing merge.",
+        json!([cmd("Editor.write", json!({"path": "game.js", "content": "export function merge(row) { return row; }\n"})), end()]),
+    )
+}
+
+cross_test! {
+    async fn a_fix_loop_that_meets_the_same_error_twice_pauses_for_the_person() {
+        use super::sandbox::fake::FakeSandbox;
+        use super::sandbox::{Outcome as TestOutcome, TestReport, TestResult};
+        let failing = || TestReport {
+            results: vec![TestResult::new("tests/game.test.js", "merges equal tiles", TestOutcome::Failed, "expected [4,0,0,0], got [2,2,0,0]")],
+        };
+        let llm = ScriptedLlm::answering(MODEL, |_, request| fix_loop_answer(request));
+        let s = session(&llm);
+        let sandbox = FakeSandbox::with_reports([failing(), failing(), failing()]);
+        s.team().borrow_mut().env.world.sandbox = Rc::new(sandbox.clone());
+        s.send("fix the merge bug in game.js").expect("idle");
+        let end = s.run().await.expect("the run ends");
+        assert_eq!(sandbox.runs.borrow().len(), 2, "no third run of the same tests");
+        let StopReason::Failed { errors } = &end.outcome.stop else { panic!("paused: {:?}", end.outcome.stop) };
+        assert!(end.outcome.stop.can_resume());
+        let [(who, text)] = errors.as_slice() else { panic!("{errors:?}") };
+        assert_eq!(who, "Edward");
+        assert!(text.contains("got the same error twice in a row"), "{text}");
+        assert!(text.contains("merges equal tiles"), "the error is quoted: {text}");
+        assert!(text.contains("Resume to let it try again"), "{text}");
+        // The files are what the single "fix" left: one version of game.js.
+        assert_eq!(s.team().borrow().env.world.files.borrow().history("game.js").map(|h| h.len()).ok(), Some(1));
+    }
+}

@@ -35,8 +35,8 @@ pub enum RoleError {
     /// going round): the team pauses for the person instead of paying for
     /// a third try.
     #[error(
-        "{role} ran the same steps twice in a row and got the same error: \u{201c}{error}\u{201d}. \
-         Give the team more detail in a follow-up, or Resume to let it try again."
+        "{role} got the same error twice in a row from the same steps, so the last fix did not change it: \
+         \u{201c}{error}\u{201d}. Give the team more detail in a follow-up, or Resume to let it try again."
     )]
     SameErrorTwice { role: String, error: String },
 }
