@@ -402,3 +402,46 @@ fn render_block_writes_the_list_as_the_model_would() {
         ```"#]]
     .assert_eq(&block);
 }
+
+mod schema {
+    use expect_test::expect;
+    use serde_json::json;
+
+    use crate::core::commands::{answer_schema, command_schema, CommandSpec, Param, ParamType};
+
+    /// Each parameter kind as the schema states it: types, lists, choices,
+    /// the required ones, and nothing undeclared.
+    #[test]
+    fn a_command_s_arguments() {
+        let spec = CommandSpec::new("Tool.run", "Runs it.")
+            .param(Param::new("path", ParamType::Str))
+            .param(Param::new("times", ParamType::Int).with_default(json!(1)))
+            .param(Param::new("ratio", ParamType::Float).optional())
+            .param(Param::new("dry", ParamType::Bool).optional())
+            .param(Param::new("tags", ParamType::StrList).one_of(vec![json!("a"), json!("b")]))
+            .param(Param::new("level", ParamType::Str).one_of(vec![json!("low"), json!("high")]))
+            .param(Param::new("extra", ParamType::Json).optional());
+        expect![[r#"
+            {"additionalProperties":false,"properties":{"args":{"additionalProperties":false,"properties":{"dry":{"type":"boolean"},"extra":{},"level":{"enum":["low","high"],"type":"string"},"path":{"type":"string"},"ratio":{"type":"number"},"tags":{"items":{"enum":["a","b"],"type":"string"},"type":"array"},"times":{"type":"integer"}},"required":["path","tags","level"],"type":"object"},"command_name":{"const":"Tool.run"}},"required":["command_name","args"],"type":"object"}"#]]
+        .assert_eq(&command_schema(&spec).to_string());
+    }
+
+    /// The answer: a thought, then at least one command among those given,
+    /// in their order.
+    #[test]
+    fn an_answer() {
+        let specs = [CommandSpec::new("end", "Ends."), CommandSpec::new("Plan.finish_current_task", "Done.")];
+        let schema = answer_schema(&specs);
+        assert_eq!(schema["required"], json!(["thought", "commands"]));
+        assert_eq!(schema["properties"]["thought"], json!({"type": "string"}));
+        assert_eq!(schema["properties"]["commands"]["minItems"], 1);
+        let names: Vec<&str> = schema["properties"]["commands"]["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["properties"]["command_name"]["const"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["end", "Plan.finish_current_task"]);
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}

@@ -107,6 +107,7 @@ fn make(protocol: Protocol, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>,
         timeout_ms: 1000,
         max_tokens: None,
         unreachable_hint: None,
+        structured_output: false,
     };
     (HttpLlm::new(config, transport.clone(), runtime.clone()), transport, runtime)
 }
