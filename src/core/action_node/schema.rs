@@ -7,13 +7,14 @@
 //! is stricter than `parse` (a `str` field takes only a string), which is
 //! what the model is asked for anyway.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::{ActionNode, FieldType};
+use crate::core::ordered_json::OrderedJson;
 
 impl ActionNode {
     /// The schema of the object the model is asked to write.
-    pub fn json_schema(&self) -> Value {
+    pub fn json_schema(&self) -> OrderedJson {
         object_schema(self.fields())
     }
 
@@ -26,18 +27,29 @@ impl ActionNode {
     }
 }
 
-fn object_schema(fields: &[ActionNode]) -> Value {
-    let mut properties = Map::new();
+/// The fields in the order the prompt lists them.
+fn object_schema(fields: &[ActionNode]) -> OrderedJson {
+    let mut properties = Vec::with_capacity(fields.len());
     let mut required = Vec::new();
     for field in fields {
-        let schema = if field.children.is_empty() { type_schema(&field.expected_type) } else { object_schema(&field.children) };
-        let schema = if field.optional { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema };
-        properties.insert(field.key.clone(), schema);
+        let schema =
+            if field.children.is_empty() { type_schema(&field.expected_type).into() } else { object_schema(&field.children) };
+        let schema = if field.optional {
+            OrderedJson::object([("anyOf", OrderedJson::Array(vec![schema, json!({"type": "null"}).into()]))])
+        } else {
+            schema
+        };
+        properties.push((field.key.clone(), schema));
         if !field.optional {
-            required.push(Value::String(field.key.clone()));
+            required.push(field.key.as_str());
         }
     }
-    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+    OrderedJson::object([
+        ("type", json!("object").into()),
+        ("properties", OrderedJson::Object(properties)),
+        ("required", json!(required).into()),
+        ("additionalProperties", json!(false).into()),
+    ])
 }
 
 fn type_schema(ty: &FieldType) -> Value {

@@ -12,52 +12,54 @@
 //! (`args.rs` does), and how a constrained answer is read back is
 //! `rolezero::constrained`'s business.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::{CommandSpec, Param, ParamType};
+use crate::core::ordered_json::OrderedJson;
 
 /// The schema's name as providers are told it.
 pub const ANSWER_SCHEMA_NAME: &str = "rolezero_answer";
 
+/// The most commands one answer may hold: enough for a plan and its first
+/// steps (MetaGPT's examples hold one to four), and a bound on a small
+/// model that would repeat one command until its tokens run out.
+pub const MAX_COMMANDS: u64 = 8;
+
 /// The schema of an answer using any of `specs`: a thought, then the list
-/// of commands (at least one).
-pub fn answer_schema<'a>(specs: impl IntoIterator<Item = &'a CommandSpec>) -> Value {
-    let commands: Vec<Value> = specs.into_iter().map(command_schema).collect();
-    json!({
-        "type": "object",
-        "properties": {
-            "thought": {"type": "string"},
-            "commands": {"type": "array", "items": {"anyOf": commands}, "minItems": 1},
-        },
-        "required": ["thought", "commands"],
-        "additionalProperties": false,
-    })
+/// of commands (one to `MAX_COMMANDS`), keys in the order they are written.
+pub fn answer_schema<'a>(specs: impl IntoIterator<Item = &'a CommandSpec>) -> OrderedJson {
+    let commands = OrderedJson::Array(specs.into_iter().map(command_schema).collect());
+    let list = OrderedJson::object([
+        ("type", json!("array").into()),
+        ("items", OrderedJson::object([("anyOf", commands)])),
+        ("minItems", json!(1).into()),
+        ("maxItems", json!(MAX_COMMANDS).into()),
+    ]);
+    OrderedJson::object([
+        ("type", json!("object").into()),
+        ("properties", OrderedJson::object([("thought", json!({"type": "string"}).into()), ("commands", list)])),
+        ("required", json!(["thought", "commands"]).into()),
+        ("additionalProperties", json!(false).into()),
+    ])
 }
 
-/// One command: its name as a constant and its arguments.
-pub fn command_schema(spec: &CommandSpec) -> Value {
-    let mut properties = Map::new();
-    let mut required = Vec::new();
-    for param in &spec.params {
-        properties.insert(param.name.clone(), param_schema(param));
-        if param.required {
-            required.push(Value::String(param.name.clone()));
-        }
-    }
-    json!({
-        "type": "object",
-        "properties": {
-            "command_name": {"const": spec.name},
-            "args": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": false,
-            },
-        },
-        "required": ["command_name", "args"],
-        "additionalProperties": false,
-    })
+/// One command: its name as a constant, then its arguments in signature
+/// order.
+pub fn command_schema(spec: &CommandSpec) -> OrderedJson {
+    let properties = OrderedJson::object(spec.params.iter().map(|p| (p.name.clone(), param_schema(p).into())));
+    let required: Vec<&str> = spec.params.iter().filter(|p| p.required).map(|p| p.name.as_str()).collect();
+    let args = OrderedJson::object([
+        ("type", json!("object").into()),
+        ("properties", properties),
+        ("required", json!(required).into()),
+        ("additionalProperties", json!(false).into()),
+    ]);
+    OrderedJson::object([
+        ("type", json!("object").into()),
+        ("properties", OrderedJson::object([("command_name", json!({"const": spec.name}).into()), ("args", args)])),
+        ("required", json!(["command_name", "args"]).into()),
+        ("additionalProperties", json!(false).into()),
+    ])
 }
 
 /// A parameter's value: its type, narrowed to its choices when it has some.

@@ -421,9 +421,8 @@ mod schema {
             .param(Param::new("tags", ParamType::StrList).one_of(vec![json!("a"), json!("b")]))
             .param(Param::new("level", ParamType::Str).one_of(vec![json!("low"), json!("high")]))
             .param(Param::new("extra", ParamType::Json).optional());
-        expect![[r#"
-            {"additionalProperties":false,"properties":{"args":{"additionalProperties":false,"properties":{"dry":{"type":"boolean"},"extra":{},"level":{"enum":["low","high"],"type":"string"},"path":{"type":"string"},"ratio":{"type":"number"},"tags":{"items":{"enum":["a","b"],"type":"string"},"type":"array"},"times":{"type":"integer"}},"required":["path","tags","level"],"type":"object"},"command_name":{"const":"Tool.run"}},"required":["command_name","args"],"type":"object"}"#]]
-        .assert_eq(&command_schema(&spec).to_string());
+        expect![[r#"{"type":"object","properties":{"command_name":{"const":"Tool.run"},"args":{"type":"object","properties":{"path":{"type":"string"},"times":{"type":"integer"},"ratio":{"type":"number"},"dry":{"type":"boolean"},"tags":{"items":{"enum":["a","b"],"type":"string"},"type":"array"},"level":{"enum":["low","high"],"type":"string"},"extra":{}},"required":["path","tags","level"],"additionalProperties":false}},"required":["command_name","args"],"additionalProperties":false}"#]]
+        .assert_eq(&command_schema(&spec).text());
     }
 
     /// The answer: a thought, then at least one command among those given,
@@ -431,10 +430,13 @@ mod schema {
     #[test]
     fn an_answer() {
         let specs = [CommandSpec::new("end", "Ends."), CommandSpec::new("Plan.finish_current_task", "Done.")];
-        let schema = answer_schema(&specs);
+        let schema = answer_schema(&specs).to_value();
         assert_eq!(schema["required"], json!(["thought", "commands"]));
         assert_eq!(schema["properties"]["thought"], json!({"type": "string"}));
         assert_eq!(schema["properties"]["commands"]["minItems"], 1);
+        assert_eq!(schema["properties"]["commands"]["maxItems"], 8);
+        // Written in the order the model should write: the thought first.
+        assert!(answer_schema(&specs).text().starts_with(r#"{"type":"object","properties":{"thought":"#));
         let names: Vec<&str> = schema["properties"]["commands"]["items"]["anyOf"]
             .as_array()
             .unwrap()

@@ -84,7 +84,8 @@ pub struct ChatRequest {
 pub struct ResponseSchema {
     /// `^[a-zA-Z0-9_-]{1,64}$`, as OpenAI asks of `json_schema.name`.
     pub name: String,
-    pub schema: serde_json::Value,
+    /// Keys in the order the model should write them.
+    pub schema: super::ordered_json::OrderedJson,
 }
 
 impl ChatRequest {

@@ -19,6 +19,7 @@ use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
 use super::framing::{EventDecoder, EventStream};
 use super::sse::SseEvent;
+use crate::core::ordered_json::OrderedJson;
 use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
 
 /// Build `POST {base_url}/chat/completions`. A missing or blank key sends no
@@ -287,7 +288,7 @@ struct ResponseFormat<'a> {
 #[derive(Serialize)]
 struct JsonSchema<'a> {
     name: &'a str,
-    schema: &'a Value,
+    schema: &'a OrderedJson,
     strict: bool,
 }
 

@@ -315,7 +315,7 @@ cross_test! {
         let requests = llm.requests();
         let schemas: Vec<Option<&str>> = requests.iter().map(|r| r.response_schema.as_ref().map(|s| s.name.as_str())).collect();
         assert_eq!(schemas, [None, Some("rolezero_answer"), None]);
-        let schema = &requests[1].response_schema.as_ref().unwrap().schema;
+        let schema = requests[1].response_schema.as_ref().unwrap().schema.to_value();
         let names: Vec<&str> =
             schema["properties"]["commands"]["items"]["anyOf"].as_array().unwrap().iter().filter_map(|c| c["properties"]["command_name"]["const"].as_str()).collect();
         let same = RoleZero::new(ZeroConfig::default(), |_| {});
