@@ -189,3 +189,26 @@ fn the_assistant_s_answer_schema_file_is_current() {
     let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
     expect_test::expect_file!["fixtures/assistant_answer_schema.json"].assert_eq(&text);
 }
+
+/// The single assistant's first think request for the sample idea, as a
+/// file: the prompt the bench (`scripts/bench-local-llm.sh`) sends a real
+/// model. Taken from a run with a scripted model, so it is exactly what
+/// the team sends; `UPDATE_EXPECT=1` rewrites it after a prompt changes.
+#[test]
+fn the_assistant_s_first_request_file_is_current() {
+    use tabteam::core::events::EventSink;
+    use tabteam::core::llm::scripted::ScriptedLlm;
+    use tabteam::core::recipes::build_team;
+    use tabteam::core::settings::TeamKind;
+    let llm = ScriptedLlm::from_texts("m", ["TASK", r#"{"thought": "", "commands": [{"command_name": "end", "args": {}}]}"#, "ok"]);
+    let mut team = build_team(TeamKind::Assistant, Rc::new(llm.clone()), EventSink::default());
+    team.ledger.borrow_mut().prices.set("m", tabteam::core::cost::Price::new(0.0, 0.0));
+    team.invest(10.0);
+    team.run_project("A web page that says hello");
+    block_on(team.run(2));
+    let requests = llm.requests();
+    let think = requests.iter().find(|r| r.response_schema.is_some()).unwrap_or_else(|| panic!("no think call in {} calls", requests.len()));
+    let messages: Vec<Value> = think.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
+    let text = serde_json::to_string_pretty(&json!({"idea": "A web page that says hello", "messages": messages})).unwrap() + "\n";
+    expect_test::expect_file!["fixtures/assistant_first_request.json"].assert_eq(&text);
+}
