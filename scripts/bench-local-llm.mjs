@@ -76,7 +76,7 @@ for (const mode of ['constrained', 'free']) {
   for (let i = 0; i < CALLS; i++) {
     const r = await call(mode, 1000 + i);
     rows.push(r);
-    out.write(`${JSON.stringify({ mode, seed: 1000 + i, answer: r.text, finish: r.finish, tokens: r.tokens })}\n`);
+    out.write(`${JSON.stringify({ mode, seed: 1000 + i, answer: r.text, finish: r.finish, tokens: r.tokens, ttft_ms: Math.round(r.ttft), decode_ms: Math.round(r.decodeMs) })}\n`);
   }
   const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const tokens = rows.reduce((n, r) => n + r.tokens, 0);
@@ -88,6 +88,7 @@ for (const mode of ['constrained', 'free']) {
     tokens_per_s: Math.round((tokens / (decode / 1000)) * 10) / 10,
     mean_tokens: Math.round(tokens / rows.length),
   };
+  console.error(`[bench-local-llm] ${mode}: ${JSON.stringify(summary[mode])}`);
 }
 out.end();
 await server.close();

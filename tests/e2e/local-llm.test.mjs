@@ -18,8 +18,8 @@ import { startLlamaServer } from '../support/llama-server.mjs';
 
 const MODEL_PATH = `${process.env.HOME}/.cache/tabteam/models/SmolLM2-135M-Instruct.Q4_1.gguf`;
 // Short answers keep the test short: ~75 tokens/s here, one thread.
-const MAX_TOKENS = 200;
-const RUN_LIMIT_MS = 240_000;
+const MAX_TOKENS = 256;
+const RUN_LIMIT_MS = 300_000;
 const OFF_FORMAT = "The model's answers are not in the format the team needs";
 
 const env = {};
@@ -65,6 +65,7 @@ async function runToAnEnd(preset, name) {
     );
   } catch (e) {
     await screenshot(page, `${name}-hung`);
+    for (const call of env.llama.requests().slice(before)) console.log(`#   [${call.response_format || 'free'}] ${call.ms} ms ${JSON.stringify(call.answer).slice(0, 160)}`);
     throw new Error(`no clear state after ${RUN_LIMIT_MS / 1000} s: "${await status.textContent()}"`);
   }
   const text = await status.textContent();

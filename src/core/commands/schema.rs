@@ -25,6 +25,11 @@ pub const ANSWER_SCHEMA_NAME: &str = "rolezero_answer";
 /// model that would repeat one command until its tokens run out.
 pub const MAX_COMMANDS: u64 = 8;
 
+/// The longest thought, in characters: "a few sentences", as the prompt
+/// asks. A small model otherwise spends its tokens on the thought and is
+/// cut before its commands.
+pub const MAX_THOUGHT_CHARS: u64 = 500;
+
 /// The schema of an answer using any of `specs`: a thought, then the list
 /// of commands (one to `MAX_COMMANDS`), keys in the order they are written.
 pub fn answer_schema<'a>(specs: impl IntoIterator<Item = &'a CommandSpec>) -> OrderedJson {
@@ -37,7 +42,7 @@ pub fn answer_schema<'a>(specs: impl IntoIterator<Item = &'a CommandSpec>) -> Or
     ]);
     OrderedJson::object([
         ("type", json!("object").into()),
-        ("properties", OrderedJson::object([("thought", json!({"type": "string"}).into()), ("commands", list)])),
+        ("properties", OrderedJson::object([("thought", json!({"type": "string", "maxLength": MAX_THOUGHT_CHARS}).into()), ("commands", list)])),
         ("required", json!(["thought", "commands"]).into()),
         ("additionalProperties", json!(false).into()),
     ])

@@ -432,7 +432,7 @@ mod schema {
         let specs = [CommandSpec::new("end", "Ends."), CommandSpec::new("Plan.finish_current_task", "Done.")];
         let schema = answer_schema(&specs).to_value();
         assert_eq!(schema["required"], json!(["thought", "commands"]));
-        assert_eq!(schema["properties"]["thought"], json!({"type": "string"}));
+        assert_eq!(schema["properties"]["thought"], json!({"type": "string", "maxLength": 500}));
         assert_eq!(schema["properties"]["commands"]["minItems"], 1);
         assert_eq!(schema["properties"]["commands"]["maxItems"], 8);
         // Written in the order the model should write: the thought first.
