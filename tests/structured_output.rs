@@ -5,7 +5,7 @@
 //!
 //! The provider's answer is a scripted SSE stream in OpenAI's chunk shape
 //! (the real servers' streams are exercised by the e2e test against the
-//! local llama.cpp server, `tests/e2e/local-llm.test.mjs`). No network.
+//! local llama.cpp server, `tests/e2e/local-llm.real.mjs`). No network.
 
 use std::cell::RefCell;
 use std::rc::Rc;
