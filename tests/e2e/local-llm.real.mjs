@@ -65,6 +65,9 @@ async function runToAnEnd(preset, name) {
   const status = page.getByTestId('status');
   const ended = /^Done|^Paused|^Stopped|asks you a question|questions wait for your answer/;
   const t0 = Date.now();
+  // The page closes whatever happens: a run left going would keep asking
+  // the one-sequence server during the next test.
+  try {
   try {
     await page.waitForFunction(
       (pattern) => new RegExp(pattern).test(document.querySelector('[data-testid="status"]')?.textContent || ''),
@@ -82,8 +85,10 @@ async function runToAnEnd(preset, name) {
   console.log(`# ${name}: "${text}" after ${Math.round((Date.now() - t0) / 1000)} s, ${calls.length} calls`);
   for (const call of calls) console.log(`#   [${call.response_format || 'free'}] ${String(JSON.stringify(call.answer ?? '')).slice(0, 160)}`);
   assert.deepEqual(problems.filter((p) => !p.includes('favicon')), [], 'no errors in the page');
-  await context.close();
   return { text, calls };
+  } finally {
+    await context.close();
+  }
 }
 
 test('the llama.cpp preset sends the command schema: every answer is in the format, the run ends clearly', async () => {
