@@ -19,7 +19,6 @@ pub mod gate;
 pub mod human;
 mod join;
 pub mod json_scan;
-pub mod ordered_json;
 pub mod keep_error;
 pub mod llm;
 pub mod memory;
