@@ -56,7 +56,6 @@ impl Environment {
                 checkpoints: None,
                 sandbox: Rc::new(crate::core::sandbox::NoSandbox),
                 host: None,
-                windows: Rc::default(),
             },
         }
     }
