@@ -19,8 +19,17 @@ cd "$ROOT"
 engine() {
   local name=$1 features=$2
   cargo build --release --lib --target wasm32-unknown-unknown --no-default-features --features "$features"
-  wasm-bindgen --target web --no-typescript --out-dir pkg --out-name "$name" \
+  # Into a scratch folder: wasm-bindgen also writes a package.json (the
+  # crate's npm dependencies, since the site's JS snippets came in) and a
+  # snippets/ folder the widget's glue never imports; pkg/ takes only the
+  # glue and the module, and keeps its own package.json.
+  rm -rf target/widget-bindgen
+  wasm-bindgen --target web --no-typescript --out-dir target/widget-bindgen --out-name "$name" \
     target/wasm32-unknown-unknown/release/tabteam.wasm
+  if grep -q "snippets/" "target/widget-bindgen/$name.js"; then
+    echo "the widget's glue imports a JS snippet, which pkg/ does not ship" >&2; exit 1
+  fi
+  cp "target/widget-bindgen/$name.js" "target/widget-bindgen/${name}_bg.wasm" pkg/
   # -Os is ~500 bytes gzip smaller than -Oz here; the producers and target
   # features sections are for tools, not browsers (~250 bytes).
   # --low-memory-unused (~2,160 bytes gzip) lets wasm-opt fold a constant

@@ -35,6 +35,18 @@ const QA_INSTRUCTION: &str = concat!(include_str!("prompts/edward.md"), include_
 #[cfg(not(feature = "sandbox"))]
 const QA_INSTRUCTION: &str = include_str!("prompts/edward_no_sandbox.md");
 
+/// The architect's and the engineer's instructions: with the sandbox (the
+/// site), what runs in the tab's preview follows them; the widget has no
+/// preview, so its team is not told of one.
+#[cfg(feature = "sandbox")]
+const ARCHITECT_INSTRUCTION: &str = concat!(include_str!("prompts/bob.md"), include_str!("../sandbox/what_runs.md"));
+#[cfg(not(feature = "sandbox"))]
+const ARCHITECT_INSTRUCTION: &str = include_str!("prompts/bob.md");
+#[cfg(feature = "sandbox")]
+const ENGINEER_INSTRUCTION: &str = concat!(include_str!("prompts/alex.md"), include_str!("../sandbox/what_runs.md"));
+#[cfg(not(feature = "sandbox"))]
+const ENGINEER_INSTRUCTION: &str = include_str!("prompts/alex.md");
+
 /// One member of the company, for building the team and for the UI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Member {
@@ -62,7 +74,7 @@ pub const MEMBERS: &[Member] = &[
         name: "Bob",
         profile: "Architect",
         goal: "design a small, sound system that meets the requirements",
-        instruction: concat!(include_str!("prompts/bob.md"), include_str!("../sandbox/what_runs.md")),
+        instruction: ARCHITECT_INSTRUCTION,
     },
     Member {
         name: "Eve",
@@ -74,7 +86,7 @@ pub const MEMBERS: &[Member] = &[
         name: "Alex",
         profile: "Engineer",
         goal: "write complete, working code for every file of the task list",
-        instruction: concat!(include_str!("prompts/alex.md"), include_str!("../sandbox/what_runs.md")),
+        instruction: ENGINEER_INSTRUCTION,
     },
     Member {
         name: "Edward",
