@@ -86,7 +86,9 @@ export async function openWidgetPage(browser, url, { context, viewport = { width
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   await page.goto(url);
-  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  // mount() resolves once a kept session is open, which waits up to the
+  // lease (20 s) when a closed page held it: wait longer than that.
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 35000 });
   return { page, context, problems };
 }
 
