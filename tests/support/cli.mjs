@@ -1,5 +1,5 @@
 // The command line shared by the test servers (llm-server.mjs,
-// static-server.mjs): their common flags, and a lifecycle that never leaves
+// static-server.mjs, package-server.mjs): their common flags, and a lifecycle that never leaves
 // a server behind (signals, parent exit, stdin close, a maximum lifetime).
 import fs from 'node:fs';
 import process from 'node:process';
@@ -126,4 +126,18 @@ function isMain(moduleUrl) {
   } catch {
     return false;
   }
+}
+
+/** A server's `close()`: stops it and drops its open connections; a second
+ * call resolves at once. */
+export function closeOnce(server) {
+  let closed = false;
+  return () => {
+    if (closed) return Promise.resolve();
+    closed = true;
+    return new Promise((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    });
+  };
 }

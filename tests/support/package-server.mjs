@@ -29,7 +29,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parseServerArgs, runServerCli } from './cli.mjs';
+import { parseServerArgs, runServerCli, closeOnce } from './cli.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -168,19 +168,11 @@ export async function startPackageServer({ port = 0, host = '127.0.0.1' } = {}) 
     server.listen(port, host, resolve);
   });
   const actual = server.address().port;
-  let closed = false;
   return {
     url: `http://${host}:${actual}`,
     port: actual,
     requests,
-    close() {
-      if (closed) return Promise.resolve();
-      closed = true;
-      return new Promise((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
-    },
+    close: closeOnce(server),
   };
 }
 

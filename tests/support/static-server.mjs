@@ -15,7 +15,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { parseServerArgs, runServerCli } from './cli.mjs';
+import { parseServerArgs, runServerCli, closeOnce } from './cli.mjs';
 
 export const MIME_TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -166,19 +166,11 @@ export async function startStaticServer({ root, port = 0, host = '127.0.0.1', he
   });
   const actualPort = server.address().port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  let closed = false;
   return {
     url: `http://${shownHost}:${actualPort}`,
     port: actualPort,
     root: rootAbs,
-    close() {
-      if (closed) return Promise.resolve();
-      closed = true;
-      return new Promise((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
-    },
+    close: closeOnce(server),
   };
 }
 
