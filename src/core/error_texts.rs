@@ -78,6 +78,10 @@ mod tests {
             ),
             row("no plan", RoleError::Plan("no valid plan after 3 answers; last error: task 2 depends on unknown task 9".into())),
             row("model answers outside the command format", RoleError::OffFormat { answers: 4 }),
+            row(
+                "the same error twice in a row",
+                RoleError::SameErrorTwice { role: "Alex".into(), error: "tests: 1 passed, 1 failed".into() },
+            ),
             row("storage full", RoleError::Storage(KeepError::from(StoreError::QuotaExceeded))),
             row("storage: session open elsewhere", RoleError::Storage(KeepError::from(StoreError::Locked { by: "tab 3".into() }))),
             row("storage: write failed", RoleError::Storage(KeepError::from(StoreError::Other("the transaction was aborted".into())))),
@@ -183,6 +187,10 @@ mod tests {
             model answers outside the command format
               bubble: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again.
               status: Paused after an error. Alice: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again. Nothing was lost.
+
+            the same error twice in a row
+              bubble: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again.
+              status: Paused after an error. Alice: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again. Nothing was lost.
 
             storage full
               bubble: The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.

@@ -40,12 +40,15 @@ pub mod shared_str;
 pub mod snapshot;
 pub mod stop_reason;
 #[cfg(test)]
+mod long_project_tests;
+#[cfg(test)]
 mod reply_tests;
 #[cfg(test)]
 mod scenarios;
 pub mod team;
 pub mod versions;
 pub mod view;
+pub mod window;
 pub mod world;
 pub mod yield_now;
 pub mod commands;

@@ -5,6 +5,7 @@
 //! and is stored (apart from these settings) only when the user asks. So
 //! saving or exporting settings can never leak it.
 
+use super::window::{ModelWindow, WindowTable};
 use serde::{Deserialize, Serialize};
 
 use super::cost::{Price, PriceTable, DEFAULT_BUDGET};
@@ -69,6 +70,9 @@ pub struct Settings {
     pub model: String,
     /// A price the user entered, for models the table does not know.
     pub custom_price: Option<Price>,
+    /// The model's context window and output limit, when the person gives
+    /// them (for a model `core::window` does not know, or to use less).
+    pub custom_window: Option<ModelWindow>,
     pub budget: f64,
     pub rounds: u32,
     pub team: TeamKind,
@@ -94,6 +98,7 @@ impl Default for Settings {
             base_url: p.base_url.into(),
             model: p.default_model.into(),
             custom_price: None,
+            custom_window: None,
             budget: DEFAULT_BUDGET,
             rounds: DEFAULT_ROUNDS,
             team: TeamKind::Company,
@@ -118,6 +123,15 @@ impl Settings {
             self.model = p.default_model.into();
             self.custom_price = local_price(p);
         }
+    }
+
+    /// The window table for a run: the known windows plus the person's.
+    pub fn windows(&self) -> WindowTable {
+        let mut table = WindowTable::default();
+        if let Some(window) = self.custom_window {
+            table.set(self.model.trim(), window);
+        }
+        table
     }
 
     /// The price table for a run: the known prices plus the user's.

@@ -14,9 +14,11 @@
 //! - `zero`: the RoleZero reactor (the loop itself); `config`: `ZeroConfig`;
 //!   `commands`: `ZeroCx` and RoleZero's own commands (`end`, `ask_human`,
 //!   `reply_to_human`, the team leader's `publish_team_message`);
-//!   `prompt`: the prompts (texts in `prompts/`) and the history as turns.
+//!   `prompt`: the prompts (texts in `prompts/`); `condense`: the history
+//!   as turns, sized to the model's window, older parts summarized.
 
 mod commands;
+pub mod condense;
 mod config;
 mod parse;
 mod prompt;

@@ -45,6 +45,9 @@ pub trait HasSandbox: HasFiles {
     fn reports_sent(&self) -> usize;
     /// Queue a message to a team member.
     fn send(&mut self, to: &str, content: String);
+    /// A failure the command reports as its result (tests that fail), for
+    /// the caller's loop guard; ignored unless the caller keeps it.
+    fn note_error(&mut self, _text: String) {}
 }
 
 /// Registers `Sandbox.run_tests`, `Sandbox.preview` and `Sandbox.read_console`.
@@ -69,6 +72,7 @@ pub fn register_sandbox_commands<C: HasSandbox + 'static>(registry: &mut Registr
                 if report.all_passed() || report.results.is_empty() {
                     return Ok(text);
                 }
+                cx.note_error(text.clone());
                 let Some(engineer) = rules.engineer.clone() else { return Ok(text) };
                 let sent = cx.reports_sent();
                 if sent >= rules.max_rounds {
