@@ -1099,7 +1099,9 @@ fn preset_urls() {
     check("ollama", "http://localhost:11434/v1/chat/completions", false);
     check("lmstudio", "http://localhost:1234/v1/chat/completions", false);
     check("litellm", "http://localhost:4000/chat/completions", false);
-    assert_eq!(PRESETS.len(), 11);
+    check("llamacpp", "http://localhost:8080/v1/chat/completions", false);
+    check("vllm", "http://localhost:8000/v1/chat/completions", false);
+    assert_eq!(PRESETS.len(), 13);
     assert!(presets::preset("custom").is_some());
     let models: Vec<(&str, &str)> = PRESETS.iter().map(|p| (p.id, p.default_model)).collect();
     assert!(models.contains(&("openai", "gpt-4o-mini")));

@@ -19,6 +19,7 @@ pub mod gate;
 pub mod human;
 mod join;
 pub mod json_scan;
+pub mod ordered_json;
 pub mod keep_error;
 pub mod llm;
 pub mod memory;

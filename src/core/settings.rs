@@ -222,6 +222,7 @@ impl Settings {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_tokens: None,
             unreachable_hint: preset.map(|p| blocked_hint(p, origin)),
+            structured_output: preset.is_some_and(|p| p.structured_output),
         }
     }
 }

@@ -43,6 +43,7 @@ async fn the_mgx_company_builds_2048_over_real_http_streaming() {
         timeout_ms: 10_000,
         max_tokens: None,
         unreachable_hint: None,
+        structured_output: false,
     };
     let llm = HttpLlm::new(config, Rc::new(FetchTransport::default()), Rc::new(BrowserRuntime));
     let deltas = Rc::new(Cell::new(0usize));

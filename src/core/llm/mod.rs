@@ -72,11 +72,28 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Ask for a JSON object answer where the protocol supports it.
     pub json_mode: bool,
+    /// The JSON schema the answer must follow, for providers that
+    /// constrain decoding to it (`response_format` `json_schema`, a
+    /// grammar in the tab). A hint: a provider that cannot use it drops it
+    /// and the answer is read the same way. Not saved: it is rebuilt from
+    /// the command registry on every call.
+    #[serde(skip)]
+    pub response_schema: Option<Arc<ResponseSchema>>,
+}
+
+/// A named JSON schema for an answer (the RoleZero command list, an
+/// ActionNode's fields), built by the core from its own types.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResponseSchema {
+    /// `^[a-zA-Z0-9_-]{1,64}$`, as OpenAI asks of `json_schema.name`.
+    pub name: String,
+    /// Keys in the order the model should write them.
+    pub schema: super::ordered_json::OrderedJson,
 }
 
 impl ChatRequest {
     pub fn new(model: impl Into<SharedStr>, messages: Vec<ChatMessage>) -> Self {
-        Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false }
+        Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false, response_schema: None }
     }
 
     /// Every character of the prompt, for estimates when a provider reports no usage.

@@ -28,6 +28,9 @@ pub struct Preset {
     pub needs_key: bool,
     /// What usually makes the browser block this provider, and the fix.
     pub cors_hint: &'static str,
+    /// It constrains answers to a JSON schema sent as `response_format`
+    /// (`json_schema`). Off when unknown: such answers take the repair path.
+    pub structured_output: bool,
 }
 
 /// Every preset, in the order Settings lists them.
@@ -40,6 +43,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "gpt-4o-mini",
         needs_key: true,
         cors_hint: "OpenAI accepts calls from web pages; a block usually means an ad blocker, a browser extension or a company proxy.",
+        structured_output: true,
     },
     Preset {
         id: "anthropic",
@@ -49,6 +53,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "claude-3-5-haiku-20241022",
         needs_key: true,
         cors_hint: "Anthropic allows calls from web pages that opt in, which tabteam does; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: false,
     },
     Preset {
         id: "openrouter",
@@ -58,6 +63,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "openai/gpt-4o-mini",
         needs_key: true,
         cors_hint: "OpenRouter accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: true,
     },
     Preset {
         id: "groq",
@@ -67,6 +73,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "llama-3.3-70b-versatile",
         needs_key: true,
         cors_hint: "Groq accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: false,
     },
     Preset {
         id: "deepseek",
@@ -76,6 +83,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "deepseek-chat",
         needs_key: true,
         cors_hint: "DeepSeek should accept calls from web pages; if it does not, use it through OpenRouter or a LiteLLM proxy.",
+        structured_output: false,
     },
     Preset {
         id: "google",
@@ -85,6 +93,9 @@ pub const PRESETS: &[Preset] = &[
         default_model: "gemini-2.5-flash",
         needs_key: true,
         cors_hint: "Google's Gemini API accepts calls from web pages with a key from Google AI Studio; a block usually means an ad blocker, an extension or a company proxy.",
+        // Gemini's own `responseSchema` takes an OpenAPI subset, not JSON
+        // Schema; not wired yet, so its answers take the repair path.
+        structured_output: false,
     },
     Preset {
         id: "gemini",
@@ -94,6 +105,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "gemini-2.0-flash",
         needs_key: true,
         cors_hint: "Gemini's compatibility endpoint has refused some web pages; if it is blocked, use Gemini through OpenRouter or a LiteLLM proxy.",
+        structured_output: false,
     },
     Preset {
         id: "ollama",
@@ -103,6 +115,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "llama3.2",
         needs_key: false,
         cors_hint: "Ollama only answers web pages it knows: start it with OLLAMA_ORIGINS set to this site's origin, and check that it is running.",
+        structured_output: true,
     },
     Preset {
         id: "lmstudio",
@@ -112,6 +125,27 @@ pub const PRESETS: &[Preset] = &[
         default_model: "",
         needs_key: false,
         cors_hint: "LM Studio's server has CORS off by default: start it with `lms server start --cors`, or turn on \"Enable CORS\" in its server settings.",
+        structured_output: true,
+    },
+    Preset {
+        id: "llamacpp",
+        label: "llama.cpp server (local)",
+        protocol: &OpenAi,
+        base_url: "http://localhost:8080/v1",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "llama-server answers web pages by default; check that it is running and listening on this address.",
+        structured_output: true,
+    },
+    Preset {
+        id: "vllm",
+        label: "vLLM (local)",
+        protocol: &OpenAi,
+        base_url: "http://localhost:8000/v1",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "vLLM's server must allow this site's origin: start it with --allowed-origins set to it, and check that it is running.",
+        structured_output: true,
     },
     Preset {
         id: "litellm",
@@ -121,6 +155,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "",
         needs_key: false,
         cors_hint: "The proxy must allow this site's origin in its CORS settings; check that it is running.",
+        structured_output: false,
     },
     Preset {
         id: "custom",
@@ -130,6 +165,7 @@ pub const PRESETS: &[Preset] = &[
         default_model: "",
         needs_key: false,
         cors_hint: "The server must send CORS headers that allow this site's origin and the Authorization and Content-Type request headers.",
+        structured_output: false,
     },
 ];
 

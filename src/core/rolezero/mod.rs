@@ -8,6 +8,8 @@
 //! Layout:
 //! - `parse`: `parse_commands`, `ParseOutcome`, `repair_prompt`,
 //!   `cut_after_exclusive`.
+//! - `constrained`: a schema-constrained answer read back into MetaGPT's
+//!   form (thought, then one ```json block).
 //! - `repair`: the local JSON repairs (trailing commas, bad escapes, raw
 //!   control characters, Python quoting).
 //! - `quick_think`: `QuickThink` and `parse_quick_think`.
@@ -20,6 +22,7 @@
 mod commands;
 pub mod condense;
 mod config;
+mod constrained;
 mod parse;
 mod prompt;
 mod quick_think;
@@ -34,5 +37,6 @@ mod zero_tests;
 #[cfg(test)]
 mod tests;
 
+pub use constrained::answer_text;
 pub use parse::{cut_after_exclusive, parse_commands, repair_prompt, Cut, ParseOutcome};
 pub use quick_think::{parse_quick_think, QuickThink};

@@ -15,6 +15,7 @@
 //! ran (commands have effects: a plan change, a file write, a message).
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
@@ -24,14 +25,14 @@ pub use super::config::ZeroConfig;
 pub use super::step::Step;
 use super::commands::register_special_commands;
 use super::prompt::{page_context, with_system, COMMAND, QUICK_RESPONSE, QUICK_THINK, REGENERATE, REPORT_TO_HUMAN, SUMMARY};
-use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
+use super::{answer_text, cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
 use crate::core::commands::host::HOST_PREFIX;
 use crate::core::events::TeamEvent;
-use crate::core::commands::{register_plan_commands, Command, Registry};
+use crate::core::commands::{answer_schema, register_plan_commands, Command, Registry, ANSWER_SCHEMA_NAME};
 use crate::core::experience::Experience;
 use crate::core::files::register_editor_commands;
 use crate::core::human::STOP_ANSWER;
-use crate::core::llm::ChatMessage;
+use crate::core::llm::{ChatMessage, ResponseSchema};
 use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
 use crate::core::role::{ReactMode, Reactor, Role, RoleSpec};
 use crate::core::role_error::RoleError;
@@ -309,9 +310,17 @@ impl RoleZero {
         let mut request = vec![system];
         request.extend(history);
         request.push(command);
-        let gate = role.gate_for(world);
-        let answer = gate.ask(request.clone()).await?;
+        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        let answer = answer_text(gate.ask(request.clone()).await?);
         self.guard_duplicates(role, world, request, answer, p).await
+    }
+
+    /// The JSON schema of an answer: the role's commands, then the host
+    /// page's tools.
+    fn answer_schema(&self, world: &World) -> Arc<ResponseSchema> {
+        let host = world.host.as_ref().map(|host| host.specs()).unwrap_or_default();
+        let schema = answer_schema(self.registry.specs().chain(&host));
+        Arc::new(ResponseSchema { name: ANSWER_SCHEMA_NAME.to_owned(), schema })
     }
 
     /// The same answer again means the model is going in circles: ask once
@@ -364,7 +373,8 @@ impl RoleZero {
         let mut request = request;
         request.push(ChatMessage::assistant(answer));
         request.push(ChatMessage::user(REGENERATE));
-        role.gate_for(world).ask(request).await
+        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        Ok(answer_text(gate.ask(request).await?))
     }
 
     /// The team pauses: the model's answers are not in the format the

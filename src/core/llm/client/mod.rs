@@ -36,6 +36,10 @@ pub struct ProviderConfig {
     /// What to tell the user when the browser cannot reach `base_url` at
     /// all (see `presets::blocked_hint`); `None` gives a plain network error.
     pub unreachable_hint: Option<String>,
+    /// The provider follows a JSON schema sent with the request
+    /// (`Preset::structured_output`); otherwise the request's schema is
+    /// dropped and the answer goes through the repair path.
+    pub structured_output: bool,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -106,6 +110,9 @@ impl Llm for HttpLlm {
     fn stream(&self, mut request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
         if request.max_tokens.is_none() {
             request.max_tokens = self.config.max_tokens;
+        }
+        if !self.config.structured_output {
+            request.response_schema = None;
         }
         let call = Call {
             config: self.config.clone(),

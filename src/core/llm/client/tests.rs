@@ -109,6 +109,7 @@ fn make(protocol: &'static dyn Codec, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeT
         timeout_ms: 1000,
         max_tokens: None,
         unreachable_hint: None,
+        structured_output: false,
     };
     (HttpLlm::new(config, transport.clone(), runtime.clone()), transport, runtime)
 }
