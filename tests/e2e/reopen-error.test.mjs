@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSiteAndLlm, openPage, screenshot, script, configure, requests, openSettings, closeSettings, showSessions } from './harness.mjs';
+import { waitFor } from './company-run.mjs';
 
 const env = useSiteAndLlm();
 
@@ -51,7 +52,7 @@ test('an error survives a reload, and Resume asks for the key it needs', async (
   await page.getByTestId('resume').click();
   const note = page.getByTestId('resume-note');
   await note.waitFor({ timeout: 5000 });
-  assert.equal(await note.textContent(), 'Enter your API key in Settings to resume.');
+  assert.equal(await note.textContent(), 'Enter your API key to carry on: nothing is sent without it.');
   await page.getByTestId('resume-settings').click();
   assert.equal(await page.getByTestId('key').inputValue(), '');
   assert.match(await page.getByTestId('key').getAttribute('class'), /needs-attention/);
@@ -59,9 +60,13 @@ test('an error survives a reload, and Resume asks for the key it needs', async (
   await page.waitForTimeout(300);
   assert.equal((await requests(env.llm, model)).length, 1, 'no request without a key');
 
-  // Typing the key clears the note.
+  // Typing the key (Settings closed) lets the run carry on with it.
   await page.getByTestId('key').fill('sk-typed-again');
-  assert.equal(await note.count(), 0);
+  await closeSettings(page);
+  await note.waitFor({ state: 'detached', timeout: 5000 });
+  const log = await requests(env.llm, model);
+  assert.equal(log.length, 2, 'Resume went with the key typed');
+  assert.equal(log[1].headers.authorization, `<redacted:${'Bearer sk-typed-again'.length} chars>`);
   await context.close();
 });
 

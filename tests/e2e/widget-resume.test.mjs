@@ -137,7 +137,7 @@ test('with a key the person types, a reload mid-run waits for the key; an empty 
   await page.reload();
   await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
   await support.locator('[data-testid=conversation]').getByText('Where is order 7?').waitFor({ timeout: 10000 });
-  await page.waitForFunction(() => /Enter your key and press Send/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /Enter your API key to carry on/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
   assert.equal((await requests(env.llm, model)).length, 2, 'nothing is sent without the key');
   await screenshot(page, 'widget-resume-3-waiting-for-key');
   await support.locator('[data-testid=key]').fill('sk-typed-2');
