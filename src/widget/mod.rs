@@ -447,7 +447,8 @@ impl Inner {
             (_, state) => (view.status(), matches!(state, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
         };
         let cost = if view.cost.is_empty() { String::new() } else { format!("${:.4} of ${:.2}", view.total_dollars, self.settings.budget) };
-        let (running, resumable) = (state.running(), resumable(&state));
+        // Stop stops the team at work, or drops a message waiting for the key.
+        let (running, resumable) = (state.can_stop(), resumable(&state));
         drop(rendered);
         drop(view);
         drop(state);
