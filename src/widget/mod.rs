@@ -23,25 +23,26 @@ mod host_port;
 #[cfg(feature = "widget-keep")]
 mod keep;
 mod options;
+mod page;
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
-use serde_json::{json, Value};
+
 use wasm_bindgen::prelude::*;
 
-use crate::core::commands::host::{HostTool, HostTools};
-use crate::core::events::{StopReason, TeamEvent};
-use crate::core::host::{Edge, Host, HostState, Listener, Phase, Request};
+use crate::core::commands::host::HostTools;
+use crate::core::host::{Edge, Host, HostState, Request};
 use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
 use crate::core::store::Store;
-use crate::core::view::{EntryKind, RunState, RunView};
+use crate::core::view::{EntryKind, RunView};
 use crate::web::edge::BrowserEdge;
 
 use host_key::{HostKeyTransport, PLACEHOLDER_KEY};
 use host_port::PagePort;
 use options::{KeySource, WidgetOptions};
+use page::{resumable, Heard};
 
 /// One widget's team. JS owns it; `update(name, json)` hears everything.
 #[wasm_bindgen]
@@ -73,10 +74,6 @@ struct Inner {
     /// it cuts off is not saved as ended.
     leaving: Rc<Cell<bool>>,
 }
-
-/// How often a widget retries a conversation another tab holds.
-#[cfg(feature = "widget-keep")]
-const LEASE_RETRY_MS: u64 = 1_000;
 
 #[wasm_bindgen]
 impl Agent {
@@ -187,18 +184,7 @@ impl Agent {
     #[wasm_bindgen(js_name = setTools)]
     pub fn set_tools(&self, json: &str) -> Result<(), JsError> {
         let Some(host) = &self.inner.tools else { return Ok(()) };
-        let list: Vec<Value> = serde_json::from_str(json).map_err(|e| JsError::new(&format!("tabteam tools: {e}")))?;
-        let mut tools: Vec<HostTool> = Vec::with_capacity(list.len());
-        for tool in &list {
-            let text = |field: &str| tool.get(field).and_then(Value::as_str).unwrap_or_default();
-            let confirm = tool.get("confirm").and_then(Value::as_bool).unwrap_or(false);
-            let made = HostTool::from_schema(text("name"), text("description"), tool.get("parameters").unwrap_or(&Value::Null), confirm)
-                .map_err(|e| JsError::new(&format!("tabteam {e}")))?;
-            if tools.iter().any(|t| t.spec.name == made.spec.name) {
-                return Err(JsError::new(&format!("tabteam tools: two tools are named {}", text("name"))));
-            }
-            tools.push(made);
-        }
+        let tools = host_port::parse_tools(json).map_err(|e| JsError::new(&e))?;
         host.set_tools(tools);
         Ok(())
     }
@@ -230,41 +216,6 @@ impl Agent {
     #[wasm_bindgen(getter)]
     pub fn running(&self) -> bool {
         self.inner.state.borrow().running()
-    }
-}
-
-/// The widget, as its host's listener.
-struct Heard(Weak<Inner>);
-
-impl Listener for Heard {
-    fn event(&self, event: &TeamEvent) {
-        let Some(inner) = self.0.upgrade() else { return };
-        if inner.disposed.get() {
-            return;
-        }
-        inner.view.borrow_mut().apply(event);
-        let total = inner.view.borrow().total_dollars;
-        if let Some((name, detail)) = host_events::for_team_event(event, total, inner.settings.budget) {
-            inner.emit(name, &detail);
-        }
-        inner.render();
-    }
-
-    fn view(&self, view: RunView) {
-        let Some(inner) = self.0.upgrade() else { return };
-        *inner.view.borrow_mut() = view;
-        inner.rendered.borrow_mut().clear();
-        inner.render();
-    }
-
-    fn state(&self, state: &HostState) {
-        let Some(inner) = self.0.upgrade() else { return };
-        let plan_changed = inner.state.borrow().plan.tasks() != state.plan.tasks();
-        *inner.state.borrow_mut() = state.clone();
-        if plan_changed && state.has_plan {
-            inner.emit("plan-updated", &host_events::plan_updated(&state.plan));
-        }
-        inner.render();
     }
 }
 
@@ -330,61 +281,6 @@ impl Inner {
         true
     }
 
-    /// Open the conversation kept under `storage_key`, then tell the JS
-    /// ("opened"): `mount` resolves then, so a `send` after it is not
-    /// refused for a conversation still loading. A run the reload cut off
-    /// carries on a task later: the page's code after `await mount(...)`
-    /// (its tools, its context) comes first, so the call made again sees them.
-    #[cfg(feature = "widget-keep")]
-    async fn restore(self: Rc<Self>, storage_key: String) {
-        let store = match keep::open(&storage_key).await {
-            Ok(store) => Some(store as Rc<dyn Store>),
-            Err(e) => {
-                self.problem(&format!("This conversation will not be kept over a reload: {e}"));
-                None
-            }
-        };
-        let host = self.make_host(store.clone());
-        // Opened paused: the host carries a cut-off run on below.
-        let mut quiet = self.settings.clone();
-        quiet.auto_resume = false;
-        host.configure(quiet, self.start_key("").to_string());
-        if store.is_some() {
-            // A tab closed a moment ago may still hold the lease (the
-            // site's rule: `LEASE_MS` after its last renewal): wait for it.
-            let mut waited = 0;
-            loop {
-                match host.open_latest().await {
-                    Err(crate::core::host::Note::Storage(crate::core::store::StoreError::Locked { .. }))
-                        if waited <= crate::core::host::LEASE_MS && !self.disposed.get() =>
-                    {
-                        self.waiting_for_lease.set(true);
-                        host.note(None);
-                        crate::web::transport::sleep(LEASE_RETRY_MS).await;
-                        waited += LEASE_RETRY_MS;
-                    }
-                    Err(note) => {
-                        self.problem(&format!("The saved conversation could not be opened: {note}"));
-                        break;
-                    }
-                    Ok(_) => break,
-                }
-            }
-        }
-        self.waiting_for_lease.set(false);
-        self.loading.set(false);
-        self.render();
-        self.emit("opened", &Value::Null);
-        crate::web::transport::sleep(0).await;
-        if self.disposed.get() {
-            return;
-        }
-        host.configure(self.settings.clone(), self.start_key("").to_string());
-        if host.state().phase == Phase::Paused(StopReason::Interrupted) {
-            let _ = host.resume();
-        }
-    }
-
     /// The key a team takes.
     fn start_key<'a>(&self, typed_key: &'a str) -> &'a str {
         match self.key_source {
@@ -393,73 +289,4 @@ impl Inner {
             KeySource::None => "",
         }
     }
-
-    /// Say what is wrong: in the status line and as an `error` event.
-    fn problem(&self, text: &str) -> bool {
-        self.emit("render", &json!({ "entries": [], "status": text, "problem": true }));
-        let (name, detail) = host_events::error(None, text);
-        self.emit(name, &detail);
-        false
-    }
-
-    fn emit(&self, name: &str, detail: &Value) {
-        if self.disposed.get() {
-            return;
-        }
-        let _ = self.update.call2(&JsValue::NULL, &JsValue::from_str(name), &JsValue::from_str(&detail.to_string()));
-    }
-
-    /// Tell the page what changed: the entries that are new or changed,
-    /// the status line, the cost, and the question waiting, if any.
-    fn render(&self) {
-        let (Ok(view), Ok(state), Ok(mut rendered)) = (self.view.try_borrow(), self.state.try_borrow(), self.rendered.try_borrow_mut()) else { return };
-        let mut changed = Vec::new();
-        for entry in &view.entries {
-            let now = (entry.id, entry.text.len(), entry.live, entry.kind);
-            match rendered.iter_mut().find(|r| r.0 == entry.id) {
-                Some(r) if *r == now => continue,
-                Some(r) => *r = now,
-                None => rendered.push(now),
-            }
-            changed.push(json!({
-                "id": entry.id,
-                "role": entry.role,
-                "kind": entry.kind.class(),
-                "text": entry.text,
-                "live": entry.live,
-            }));
-        }
-        let question = view.open_questions().first().and_then(|e| match e.kind {
-            EntryKind::Question { question_id, .. } => Some(question_id),
-            _ => None,
-        });
-        let (status, problem) = match (&state.phase, &view.state) {
-            _ if self.waiting_for_lease.get() => {
-                ("This conversation is open in another tab (or one closed a moment ago): it opens here once that tab lets it go.".into(), false)
-            }
-            _ if self.loading.get() && view.entries.is_empty() => ("Loading the conversation…".into(), false),
-            // What the run waits for (the key after a reload), in the host's words.
-            (Phase::Waiting(why), _) => (why.to_string(), false),
-            // Before the first message there is no team to speak of.
-            (Phase::Empty, _) => (String::new(), false),
-            // The team's status is the site's (`RunView::status`); a stop
-            // other than finishing shows as a problem.
-            (_, state) => (view.status(), matches!(state, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
-        };
-        let cost = if view.cost.is_empty() { String::new() } else { format!("${:.4} of ${:.2}", view.total_dollars, self.settings.budget) };
-        // Stop stops the team at work, or drops a message waiting for the key.
-        let (running, resumable) = (state.can_stop(), resumable(&state));
-        drop(rendered);
-        drop(view);
-        drop(state);
-        self.emit(
-            "render",
-            &json!({ "entries": changed, "status": status, "problem": problem, "cost": cost, "question": question, "running": running, "resumable": resumable }),
-        );
-    }
-}
-
-/// An empty Send carries the run on: it waits for the key, or a reload cut it off.
-fn resumable(state: &HostState) -> bool {
-    matches!(state.phase, Phase::Waiting(_) | Phase::Paused(StopReason::Interrupted))
 }

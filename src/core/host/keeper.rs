@@ -61,7 +61,13 @@ impl Keeper {
         Ok((Self::leased(store, edge, id.to_string(), holder, saved), data))
     }
 
-    fn leased(store: Rc<dyn Store>, edge: Rc<dyn Edge>, session_id: String, holder: String, saved: Option<TeamSnapshot>) -> Keeper {
+    fn leased(
+        store: Rc<dyn Store>,
+        edge: Rc<dyn Edge>,
+        session_id: String,
+        holder: String,
+        saved: Option<TeamSnapshot>,
+    ) -> Keeper {
         let keeper = Keeper {
             writer: Rc::new(Mutex::new(SessionWriter::new(session_id.clone(), holder.clone(), saved))),
             store,
@@ -75,7 +81,8 @@ impl Keeper {
     }
 
     fn renew_in_background(&self) {
-        let (store, edge, id, holder, open) = (self.store.clone(), self.edge.clone(), self.session_id.clone(), self.holder.clone(), self.open.clone());
+        let (store, edge, id, holder, open) =
+            (self.store.clone(), self.edge.clone(), self.session_id.clone(), self.holder.clone(), self.open.clone());
         let wait = self.edge.clone();
         wait.spawn(Box::pin(async move {
             loop {
@@ -129,7 +136,11 @@ impl Durable for KeeperSink {
             // Read once the writer is free: only what changed since the
             // last commit, straight from the live team.
             let changes = team.with_frame(|frame| writer.changes(frame));
-            writer.commit(&*store, changes, Some(SessionStatus::Running), edge.now_ms()).await.map(|_| ()).map_err(KeepError::from)
+            writer
+                .commit(&*store, changes, Some(SessionStatus::Running), edge.now_ms())
+                .await
+                .map(|_| ())
+                .map_err(KeepError::from)
         })
     }
 }

@@ -227,7 +227,13 @@ struct Inner {
 
 impl Host {
     /// A host keeping sessions in `store` (none: sessions run unsaved).
-    pub fn new(edge: Rc<dyn Edge>, store: Option<Rc<dyn Store>>, listener: Rc<dyn Listener>, settings: Settings, key: String) -> Self {
+    pub fn new(
+        edge: Rc<dyn Edge>,
+        store: Option<Rc<dyn Store>>,
+        listener: Rc<dyn Listener>,
+        settings: Settings,
+        key: String,
+    ) -> Self {
         let inner = Inner {
             edge,
             store,
@@ -311,7 +317,10 @@ impl Host {
         }
         inner.release().await;
         let session = make(inner.events());
-        inner.show(Open { session: Rc::new(session), keeper: None, replay: true, stopped: None, pending: None }, RunView::default());
+        inner.show(
+            Open { session: Rc::new(session), keeper: None, replay: true, stopped: None, pending: None },
+            RunView::default(),
+        );
         inner.run();
         Ok(())
     }
@@ -490,11 +499,20 @@ impl Inner {
         let session = self.edge.session(&settings, &key, self.events());
         session.send(&idea)?;
         let session = Rc::new(session);
-        self.show(Open { session: session.clone(), keeper: None, replay: false, stopped: None, pending: None }, RunView::default());
+        self.show(
+            Open { session: session.clone(), keeper: None, replay: false, stopped: None, pending: None },
+            RunView::default(),
+        );
         if let Some(store) = self.store.clone() {
             let mut kept = SessionSettings::of(&settings);
             kept.key_given = self.key_given.get();
-            let new = NewSession { title: title_of(&idea), idea: idea.clone(), team_kind: settings.team.id().to_string(), settings: kept, now_ms: self.edge.now_ms() };
+            let new = NewSession {
+                title: title_of(&idea),
+                idea: idea.clone(),
+                team_kind: settings.team.id().to_string(),
+                settings: kept,
+                now_ms: self.edge.now_ms(),
+            };
             let generation = self.generation.get();
             let keeper = match Keeper::create(store, self.edge.clone(), new).await {
                 Ok(keeper) => Rc::new(keeper),
@@ -549,7 +567,16 @@ impl Inner {
             view.add_abandoned(&role, &text);
         }
         let session = Rc::new(session);
-        self.show(Open { session: session.clone(), keeper: None, replay: false, stopped: Some(reason.clone()), pending: None }, view);
+        self.show(
+            Open {
+                session: session.clone(),
+                keeper: None,
+                replay: false,
+                stopped: Some(reason.clone()),
+                pending: None,
+            },
+            view,
+        );
         let kept = self.keep(&session, keeper, status).await;
         *self.note.borrow_mut() = kept.as_ref().err().map(|e| Note::Storage(e.clone()));
         self.push();
@@ -699,7 +726,9 @@ impl Inner {
     /// (a reload finds the request), its end saved unless the page itself
     /// cut it off.
     fn run(self: &Rc<Self>) {
-        let Some((session, keeper)) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone())) else { return };
+        let Some((session, keeper)) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone())) else {
+            return;
+        };
         self.going.set(true);
         self.push();
         let (this, generation) = (self.clone(), self.generation.get());
@@ -748,7 +777,10 @@ impl Inner {
     /// plan edit): saved as it stands, and shown.
     fn saved_change(self: &Rc<Self>) {
         self.push();
-        let Some((session, Some(keeper))) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone())) else { return };
+        let Some((session, Some(keeper))) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone()))
+        else {
+            return;
+        };
         if self.going.get() {
             return;
         }
@@ -773,7 +805,11 @@ impl Inner {
     }
 
     fn read_state(&self) -> HostState {
-        let mut state = HostState { session_id: self.session_id.borrow().clone(), note: self.note.borrow().clone(), ..HostState::default() };
+        let mut state = HostState {
+            session_id: self.session_id.borrow().clone(),
+            note: self.note.borrow().clone(),
+            ..HostState::default()
+        };
         let open = self.open.borrow();
         let Some(open) = open.as_ref() else {
             return state;
@@ -804,7 +840,8 @@ impl Inner {
             }
         }
         if let Ok(files) = session.files.try_borrow() {
-            state.files = files.paths().into_iter().map(|p| (p.to_string(), files.version(p).unwrap_or_default())).collect();
+            state.files =
+                files.paths().into_iter().map(|p| (p.to_string(), files.version(p).unwrap_or_default())).collect();
         }
         if let Ok(project) = session.project.try_borrow() {
             state.versions = project.versions.clone();

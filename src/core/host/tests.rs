@@ -26,7 +26,14 @@ const IDEA: &str = "a 2048 game in HTML/JS";
 const KEY: &str = "sk-test";
 
 fn settings() -> Settings {
-    Settings { team: TeamKind::Company, model: "scripted".into(), custom_price: Some(Price::new(1.0, 2.0)), budget: 3.0, rounds: 30, ..Settings::default() }
+    Settings {
+        team: TeamKind::Company,
+        model: "scripted".into(),
+        custom_price: Some(Price::new(1.0, 2.0)),
+        budget: 3.0,
+        rounds: 30,
+        ..Settings::default()
+    }
 }
 
 /// The scripted model, held at its next call while the test holds `gate`,
@@ -99,7 +106,8 @@ impl Edge for TestEdge {
             Rc::new(model.clone())
         });
         let stopped = self.model.stopped.clone();
-        Session::new(settings, Models::Made { key: key.to_string(), make }, events).with_stopper(Rc::new(move || stopped.set(true)))
+        Session::new(settings, Models::Made { key: key.to_string(), make }, events)
+            .with_stopper(Rc::new(move || stopped.set(true)))
     }
 
     fn before_run(&self) {
@@ -143,7 +151,8 @@ struct World {
 
 impl World {
     fn new(turns: Vec<String>) -> Self {
-        let model = Model { scripted: ScriptedLlm::from_texts("scripted", turns), gate: Rc::default(), stopped: Rc::default() };
+        let model =
+            Model { scripted: ScriptedLlm::from_texts("scripted", turns), gate: Rc::default(), stopped: Rc::default() };
         Self { pool: LocalPool::new(), store: Rc::default(), model }
     }
 
@@ -178,7 +187,9 @@ impl World {
 
     fn saved_versions(&mut self, id: &str) -> usize {
         let store = self.store.clone();
-        self.block(async move { store.load_session(id).await.unwrap().snapshot().unwrap().unwrap().project.versions.len() })
+        self.block(
+            async move { store.load_session(id).await.unwrap().snapshot().unwrap().unwrap().project.versions.len() },
+        )
     }
 }
 
@@ -229,7 +240,10 @@ fn a_session_lives_from_create_to_close_across_a_reload() {
     let state = tab.host.state();
     assert_eq!(state.phase, Phase::Waiting(Refusal::NeedsKey));
     assert!(state.needs_key() && state.can_stop() && !state.running() && !state.at_rest());
-    assert_eq!(state.note.as_ref().map(ToString::to_string).as_deref(), Some("Enter your API key to carry on: nothing is sent without it."));
+    assert_eq!(
+        state.note.as_ref().map(ToString::to_string).as_deref(),
+        Some("Enter your API key to carry on: nothing is sent without it.")
+    );
     assert_eq!(world.model.scripted.calls(), calls);
     assert_eq!(world.status(&id), SessionStatus::Finished, "not saved as running meanwhile");
 
