@@ -172,9 +172,7 @@ impl Agent {
         self.stop();
         self.inner.disposed.set(true);
         if let Some(host) = self.inner.host.borrow_mut().take() {
-            wasm_bindgen_futures::spawn_local(async move {
-                let _ = host.close().await;
-            });
+            wasm_bindgen_futures::spawn_local(async move { host.leave().await });
         }
     }
 

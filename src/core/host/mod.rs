@@ -410,6 +410,15 @@ impl Host {
         Ok(())
     }
 
+    /// The page is done with the host (a widget unmounted): the team is
+    /// stopped and the session let go at once, whatever it was doing.
+    pub async fn leave(&self) {
+        let inner = &self.inner;
+        inner.stop_now();
+        inner.release().await;
+        inner.push();
+    }
+
     /// Close session `id` if it is the one open (it is being deleted).
     pub async fn forget(&self, id: &str) {
         let inner = &self.inner;

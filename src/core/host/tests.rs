@@ -375,7 +375,21 @@ fn a_session_open_in_another_tab_is_refused_with_its_reason() {
     assert_eq!(state.phase, Phase::Empty);
     assert!(state.note.unwrap().to_string().contains("another tab"), "said in words");
 
+    // A tab that leaves mid-run (a widget unmounted) lets it go at once.
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    first.host.send(Request::Text("add a restart button".into())).unwrap();
+    world.settle();
+    assert!(first.host.state().running());
+    world.block(first.host.leave());
+    drop(held);
+    world.settle();
+    world.block(second.host.open(&id)).unwrap();
+    assert_eq!(second.host.state().session_id, Some(id.clone()));
+    world.block(second.host.close()).unwrap();
+
     // Once the first tab lets it go, the second opens it.
+    world.block(first.host.open(&id)).unwrap();
     world.block(first.host.close()).unwrap();
     world.block(second.host.open(&id)).unwrap();
     assert_eq!(second.host.state().session_id, Some(id));
