@@ -149,7 +149,8 @@ pub fn replay(shared: Shared) {
     let host = host(shared);
     let Some(edge) = shared.edge.get_value() else { return };
     spawn_local(async move {
-        let _ = host.play(|events| crate::web::replay::sample_session(&edge, events)).await;
+        let idea = crate::web::replay::sample_idea();
+        let _ = host.play(|events| crate::web::replay::sample_session(&edge, events), &idea).await;
     });
 }
 

@@ -21,8 +21,9 @@ use super::transport::BrowserRuntime;
 /// About 300 characters a second, with a short pause before each answer.
 pub const SITE_PACE: Pace = Pace { first_token_ms: 350, chunk_chars: 12, chunk_ms: 40 };
 
-/// A team that replays the sample run with its idea sent, equipped by
-/// `edge` (its sandbox, Stop also stopping the typing); the host runs it.
+/// A team that replays the sample run, equipped by `edge` (its sandbox,
+/// Stop also stopping the typing); the host sends it the recorded idea
+/// (`sample_idea`) and runs it.
 pub fn sample_session(edge: &BrowserEdge, events: EventSink) -> Session {
     let recording = Recording::sample();
     let llm = ReplayLlm::new(&recording, Rc::new(BrowserRuntime), SITE_PACE);
@@ -38,7 +39,10 @@ pub fn sample_session(edge: &BrowserEdge, events: EventSink) -> Session {
     // The sandbox needs no key and no network: the replay ends with the
     // game it built running in the preview, as a real run does.
     let session = Session::new(&settings, Models::Given(Rc::new(llm)), edge.follow(events));
-    // A fresh team is idle and the recorded idea is not empty: it is taken.
-    let _ = session.send(&recording.idea);
     edge.equip(session, Some(Rc::new(move || stopper.stop())))
+}
+
+/// The sample run's idea.
+pub fn sample_idea() -> String {
+    Recording::sample().idea
 }

@@ -56,8 +56,9 @@ test('a follow-up after a reload waits for the key, says so, and goes once the k
   assert.match(await page.getByTestId('key').getAttribute('class'), /needs-attention/);
   await page.getByTestId('key').fill('sk-typed-again');
   await closeSettings(page);
-  await page.getByTestId('conversation').getByText('It is blue now.').waitFor({ timeout: 20000 });
+  await waitFor(async () => (await requests(env.llm, model)).length === 4, 'the follow-up sent with the key');
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
+  assert.match(await page.getByTestId('conversation').innerText(), /make it blue/);
   assert.equal(await note.count(), 0);
   const log = await requests(env.llm, model);
   assert.equal(log.length, 4);

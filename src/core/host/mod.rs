@@ -309,18 +309,22 @@ impl Host {
         self.open(&last.id.clone()).await.map(|_| true)
     }
 
-    /// Play a team the page made (the sample replay): not kept, no key.
-    pub async fn play(&self, make: impl FnOnce(EventSink) -> Session) -> Result<(), Note> {
+    /// Play a team the page made (the sample replay) on its `idea`: not
+    /// kept, no key.
+    pub async fn play(&self, make: impl FnOnce(EventSink) -> Session, idea: &str) -> Result<(), Note> {
         let inner = &self.inner;
         if inner.going.get() {
             return inner.noted(Err(Refusal::Busy.into()));
         }
         inner.release().await;
-        let session = make(inner.events());
+        let session = Rc::new(make(inner.events()));
         inner.show(
-            Open { session: Rc::new(session), keeper: None, replay: true, stopped: None, pending: None },
+            Open { session: session.clone(), keeper: None, replay: true, stopped: None, pending: None },
             RunView::default(),
         );
+        if let Err(e) = session.send(idea) {
+            return inner.noted(Err(e.into()));
+        }
         inner.run();
         Ok(())
     }
@@ -505,13 +509,13 @@ impl Inner {
             return Err(refusal.into());
         }
         self.release().await;
-        let session = self.edge.session(&settings, &key, self.events());
-        session.send(&idea)?;
-        let session = Rc::new(session);
+        let session = Rc::new(self.edge.session(&settings, &key, self.events()));
+        // Shown first: the idea's own events go to the new view.
         self.show(
             Open { session: session.clone(), keeper: None, replay: false, stopped: None, pending: None },
             RunView::default(),
         );
+        session.send(&idea)?;
         if let Some(store) = self.store.clone() {
             let mut kept = SessionSettings::of(&settings);
             kept.key_given = self.key_given.get();

@@ -121,15 +121,21 @@ struct Page {
     states: RefCell<Vec<HostState>>,
     views: Cell<usize>,
     events: Cell<usize>,
+    /// What the person's messages said, since the view was last replaced.
+    said: RefCell<Vec<String>>,
 }
 
 impl Listener for Page {
-    fn event(&self, _: &TeamEvent) {
+    fn event(&self, event: &TeamEvent) {
         self.events.set(self.events.get() + 1);
+        if let TeamEvent::Published { message } = event {
+            self.said.borrow_mut().push(message.content.to_string());
+        }
     }
 
     fn view(&self, _: RunView) {
         self.views.set(self.views.get() + 1);
+        self.said.borrow_mut().clear();
     }
 
     fn state(&self, state: &HostState) {
@@ -223,6 +229,7 @@ fn a_session_lives_from_create_to_close_across_a_reload() {
     assert_eq!(world.status(&id), SessionStatus::Finished);
     assert!(tab.page.states.borrow().iter().any(HostState::running), "the page heard it run");
     assert!(tab.page.events.get() > 0);
+    assert!(tab.page.said.borrow().iter().any(|m| m.contains(IDEA)), "the idea is in the view shown");
 
     // Reload: the page goes, the key was not remembered.
     drop(tab);
