@@ -75,7 +75,7 @@ impl Listener for Page {
     }
 
     fn state(&self, state: &HostState) {
-        let standing = |s: &HostState| (s.session_id.clone(), s.running(), std::mem::discriminant(&s.phase), s.versions.len());
+        let standing = |s: &HostState| (s.session_id.clone(), s.running(), std::mem::discriminant(&s.phase), s.saves);
         let changed = self.0.state.with_untracked(|old| standing(old) != standing(state));
         self.0.state.set(state.clone());
         if changed {

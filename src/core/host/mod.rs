@@ -133,6 +133,9 @@ pub struct HostState {
     pub spent: f64,
     /// What storage, opening or a request could not do, in words.
     pub note: Option<Note>,
+    /// Saves that landed in the store (the page's list of sessions is read
+    /// again when this moves).
+    pub saves: u64,
 }
 
 impl HostState {
@@ -220,6 +223,8 @@ struct Inner {
     note: RefCell<Option<Note>>,
     /// The session, when it is kept.
     session_id: RefCell<Option<String>>,
+    /// Saves that landed (see `HostState::saves`).
+    saves: Cell<u64>,
     /// Bumped by every open and close: a task of a session no longer
     /// shown does not touch the one shown now.
     generation: Cell<u64>,
@@ -247,6 +252,7 @@ impl Host {
             state: RefCell::default(),
             note: RefCell::default(),
             session_id: RefCell::default(),
+            saves: Cell::new(0),
             generation: Cell::new(0),
         };
         Self { inner: Rc::new(inner) }
@@ -770,8 +776,9 @@ impl Inner {
             if let Some(keeper) = &keeper {
                 let snapshot = session.team().try_borrow().ok().map(|team| team.snapshot());
                 if let Some(snapshot) = snapshot {
-                    if let Err(e) = keeper.save(snapshot, end.status).await {
-                        *this.note.borrow_mut() = Some(Note::Storage(e));
+                    match keeper.save(snapshot, end.status).await {
+                        Ok(()) => this.saves.set(this.saves.get() + 1),
+                        Err(e) => *this.note.borrow_mut() = Some(Note::Storage(e)),
                     }
                 }
             }
@@ -801,8 +808,12 @@ impl Inner {
         let Ok(snapshot) = session.team().try_borrow().map(|team| team.snapshot()) else { return };
         let this = self.clone();
         self.edge.spawn(Box::pin(async move {
-            if let Err(e) = keeper.save(snapshot, status).await {
-                this.set_note(Some(Note::Storage(e)));
+            match keeper.save(snapshot, status).await {
+                Ok(()) => {
+                    this.saves.set(this.saves.get() + 1);
+                    this.push();
+                }
+                Err(e) => this.set_note(Some(Note::Storage(e))),
             }
         }));
     }
@@ -821,6 +832,7 @@ impl Inner {
         let mut state = HostState {
             session_id: self.session_id.borrow().clone(),
             note: self.note.borrow().clone(),
+            saves: self.saves.get(),
             ..HostState::default()
         };
         let open = self.open.borrow();

@@ -295,6 +295,8 @@ fn a_session_lives_from_create_to_close_across_a_reload() {
     world.settle();
     assert_eq!(tab.host.state().versions.len(), 4);
     assert_eq!(world.saved_versions(&id), 4);
+    let pushed = tab.page.states.borrow().last().cloned().unwrap();
+    assert_eq!(pushed.saves, tab.host.state().saves, "the page heard the restore's save land");
 
     // Close: the first card again; the lease is let go.
     world.block(tab.host.close()).unwrap();
