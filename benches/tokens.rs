@@ -17,6 +17,11 @@
 //! check that every role's history is append-only. `TOKENS_DEBUG=1` lists
 //! every call on stderr; `TOKENS_DEBUG=N` also prints call N's messages.
 //!
+//! Last, issue #33's long project: the idea and 30 follow-ups on a window
+//! of 16k tokens (prompts sized, histories condensed) and on one so large
+//! that nothing is condensed (as before): the prompt tokens of follow-ups
+//! 1, 10, 20 and 30, and each run's cache and bill table.
+//!
 //! Not a test: figures are printed, nothing is asserted. Tokens are
 //! estimates (four characters a token, as `Usage::estimate`), not a
 //! provider's tokenizer. The caches are modelled from the providers' docs:
@@ -45,6 +50,10 @@ use tabteam::core::llm::scripted::ScriptedLlm;
 use tabteam::core::llm::{ChatRequest, Llm, LlmError, Reply, StreamEvent, Usage};
 use tabteam::core::mgx::{mgx_team, LEADER};
 use tabteam::core::sandbox::{FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, TestReport, TestResult, ConsoleLine};
+use tabteam::core::rolezero::condense::CONDENSE;
+use tabteam::core::session::{Models, Session};
+use tabteam::core::settings::{Settings, TeamKind};
+use tabteam::core::window::{estimate_messages, ModelWindow};
 
 const MODEL: &str = "scripted";
 const MINI: &str = "gpt-4o-mini";
@@ -67,6 +76,144 @@ fn main() {
     if std::env::var("TOKENS_DEBUG").is_ok() { debug_calls(&calls); }
     report("Longer scripted run (read, write, read back, edit, test, report)", &calls);
     holdback(&calls);
+    long_project();
+}
+
+// ---------------------------------------------------------------------------
+// Issue #33: a long project (the idea and 30 follow-ups, a feature each)
+
+/// The follow-ups' prompt tokens on a 16k window (sized and condensed) and
+/// on a window so large nothing is ever condensed (as before issue #33).
+fn long_project() {
+    println!("\nLong project: the idea and 30 follow-ups (one feature file each), the company on a scripted model");
+    println!("  prompt tokens of a follow-up (all its calls; estimated as core::window does, 3 bytes a token)");
+    println!("  {:<28} {:>8} {:>8} {:>8} {:>8} {:>10} {:>14} {:>9}", "window", "#1", "#10", "#20", "#30", "#30 / #1", "largest call", "condensed");
+    let mut runs = Vec::new();
+    for (label, window) in [("1M (nothing condensed)", ModelWindow::new(1_000_000, 4_096)), ("16k (sized, condensed)", ModelWindow::new(16_384, 4_096))] {
+        let (per_request, calls, largest, condensed) = long_run(window);
+        let at = |n: usize| per_request[n];
+        println!(
+            "  {label:<28} {:>8} {:>8} {:>8} {:>8} {:>9.2}x {:>14} {:>9}",
+            at(1), at(10), at(20), at(30), at(30) as f64 / at(1) as f64, largest, condensed
+        );
+        runs.push((label, calls));
+    }
+    for (label, calls) in runs {
+        report(&format!("Long project, window {label}"), &calls);
+    }
+}
+
+/// One long run on `window`: prompt tokens per request, every call, the
+/// largest call's prompt and how many condensations.
+fn long_run(window: ModelWindow) -> (Vec<u64>, Vec<Call>, u64, usize) {
+    let log: Rc<RefCell<Vec<(usize, Call)>>> = Rc::default();
+    let current = Rc::new(std::cell::Cell::new(0));
+    let (log2, current2) = (log.clone(), current.clone());
+    let llm = ScriptedLlm::answering(MODEL, move |_, request| {
+        let answer = long_answer(request);
+        let system = request.messages[0].content.as_str();
+        let role = ["Mike", "Alex", "Alice", "Bob", "Eve", "David", "Edward"]
+            .into_iter()
+            .find(|name| system.contains(&format!("named {name}")))
+            .unwrap_or("Mike");
+        log2.borrow_mut().push((current2.get(), Call { role: role.to_string(), request: request.clone(), answer: answer.clone() }));
+        answer
+    });
+    let settings = Settings {
+        team: TeamKind::Company,
+        model: MODEL.into(),
+        custom_price: Some(tabteam::core::cost::Price::new(0.0, 0.0)),
+        custom_window: Some(window),
+        budget: 1e9,
+        rounds: 30,
+        ..Settings::default()
+    };
+    let session = Session::new(&settings, Models::Given(Rc::new(llm)), EventSink::default());
+    for n in 0..=30 {
+        current.set(n);
+        session.send(&feature_request(n)).expect("idle");
+        let end = futures::executor::block_on(session.run()).expect("the run ends");
+        assert!(end.outcome.failures.is_empty(), "{:?}", end.outcome.failures);
+    }
+    let log = std::mem::take(&mut *log.borrow_mut());
+    let mut per_request = vec![0; 31];
+    let mut largest = 0;
+    let mut condensed = 0;
+    for (n, call) in &log {
+        let tokens = estimate_messages(&call.request.messages);
+        per_request[*n] += tokens;
+        largest = largest.max(tokens);
+        condensed += usize::from(call.request.messages.last().is_some_and(|m| m.content == CONDENSE));
+    }
+    (per_request, log.into_iter().map(|(_, c)| c).collect(), largest, condensed)
+}
+
+fn feature_request(n: usize) -> String {
+    if n == 0 {
+        "a todo list page; add feature 0: the list itself".to_string()
+    } else {
+        format!("add feature {n}: one more thing the todo list does")
+    }
+}
+
+fn feature_in(text: &str) -> Option<usize> {
+    text.rmatch_indices("feature ").find_map(|(at, _)| text[at + 8..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok())
+}
+
+/// The same script as `core::long_project_tests`: Mike plans a feature for
+/// Alex, Alex reads the previous feature, writes this one, ends; Mike
+/// finishes the task. A pure function of the request.
+fn long_answer(request: &ChatRequest) -> String {
+    let turns = &request.messages;
+    let last = turns.last().map_or("", |m| m.content.as_str());
+    let system = turns.first().map_or("", |m| m.content.as_str());
+    if last == CONDENSE {
+        let features: Vec<String> = turns.iter().filter_map(|m| feature_in(&m.content)).map(|n| n.to_string()).collect();
+        return format!(
+            "I lead the work on a todo list page, one feature a request. Features mentioned in this part: {}. \
+             Each feature lives in its own file featureN.js, written by Alex and checked; every task so far is finished \
+             and the user was told each time. Nothing is open.",
+            features.join(", ")
+        );
+    }
+    if system.contains("decide what kind of request") {
+        return "TASK".into();
+    }
+    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
+    let history = &turns[1..turns.len().saturating_sub(1).max(1)];
+    let n = history.iter().rev().find_map(|m| feature_in(&m.content)).unwrap_or(0);
+    if system.contains("named Mike") {
+        if newest.starts_with("[Message] from Alex") || newest.contains("I have finished the task") {
+            return answer(
+                &format!("Feature {n} is done."),
+                vec![
+                    cmd("Plan.finish_current_task", json!({})),
+                    cmd("RoleZero.reply_to_human", json!({"content": format!("Feature {n} is ready.")})),
+                    end(),
+                ],
+            );
+        }
+        return answer(
+            &format!("Feature {n} is a job for Alex."),
+            vec![
+                cmd("Plan.append_task", json!({"task_id": format!("f{n}"), "dependent_task_ids": [], "instruction": format!("Add feature {n}"), "assignee": "Alex"})),
+                cmd("TeamLeader.publish_team_message", json!({"content": format!("Add feature {n} in feature{n}.js, in the style of the others."), "send_to": "Alex"})),
+                cmd("RoleZero.reply_to_human", json!({"content": format!("Alex is adding feature {n}.")})),
+                end(),
+            ],
+        );
+    }
+    if newest.contains("Command Editor.write executed") {
+        return answer(&format!("Feature {n} is written."), vec![end()]);
+    }
+    if newest.contains("Command Editor.read executed") || newest.contains("Command Editor.list executed") {
+        let code: String = (0..30).map(|i| format!("export function feature{n}_step{i}(list) {{ return list.map((item) => ({{ ...item, step: {i} }})); }}\n")).collect();
+        return answer(&format!("Writing feature {n}."), vec![write(&format!("feature{n}.js"), &code)]);
+    }
+    if n == 0 {
+        return answer("Let me see the project.", vec![cmd("Editor.list", json!({}))]);
+    }
+    answer("Reading the previous one first.", vec![read(&format!("feature{}.js", n - 1))])
 }
 
 /// One call as the model got it: who asked, what, and the answer.

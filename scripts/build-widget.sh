@@ -5,8 +5,10 @@
 # and the demo pages (all of www/widget/) in target/widget-demo/ and, when
 # dist/ exists (after `trunk build`), copy that to dist/widget/ so one
 # static server serves the site and the demo. Prints the package's sizes (raw and gzip) and
-# checks the budget (250,000 bytes gzip; WIDGET_BUDGET_BYTES overrides; a
-# build above it fails unless WIDGET_BUDGET_STRICT=0, see STRICT_DEFAULT below).
+# checks the budgets (250,000 bytes gzip for the plain package,
+# WIDGET_BUDGET_BYTES overrides; 420,000 for the package with the keeping
+# engine, WIDGET_KEEP_BUDGET_BYTES overrides; a build above either fails
+# unless WIDGET_BUDGET_STRICT=0, see STRICT_DEFAULT below).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
@@ -45,15 +47,26 @@ for f in pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam_keep_bg.wasm pkg/tabteam
 total=$(gz pkg/tabteam_bg.wasm pkg/tabteam.js pkg/tabteam-widget.js)
 keep_total=$(gz pkg/tabteam_keep_bg.wasm pkg/tabteam_keep.js pkg/tabteam.js pkg/tabteam-widget.js)
 budget=${WIDGET_BUDGET_BYTES:-250000}
+# The keeping engine's budget (issue #37): what it weighed when it got one
+# (406,434 B on 2026-11-27) and a little room, so growth is a decision
+# someone takes, not a drift nobody sees.
+keep_budget=${WIDGET_KEEP_BUDGET_BYTES:-420000}
 echo "widget package (wasm + JS), gzip: $total bytes (budget $budget)"
-echo "with storageKey (the keeping engine instead), gzip: $keep_total bytes (not under the budget: see pkg/README.md)"
-# The budget is issue #8's goal: a build over it fails (STRICT_DEFAULT=1;
-# WIDGET_BUDGET_STRICT=0 only warns, for measuring a change that is over).
+echo "with storageKey (the keeping engine instead), gzip: $keep_total bytes (budget $keep_budget)"
+# The budgets are issue #8's and #37's goals: a build over either fails
+# (STRICT_DEFAULT=1; WIDGET_BUDGET_STRICT=0 only warns, for measuring a
+# change that is over).
 STRICT_DEFAULT=1
+over=0
 if [ "$total" -gt "$budget" ]; then
   echo "OVER BUDGET: the widget package is over its size budget by $(( total - budget )) bytes; see README.md (status) and docs/decisions/widget-keep.md" >&2
-  if [ "${WIDGET_BUDGET_STRICT:-$STRICT_DEFAULT}" = 1 ]; then exit 1; fi
+  over=1
 fi
+if [ "$keep_total" -gt "$keep_budget" ]; then
+  echo "OVER BUDGET: the widget package with the keeping engine is over its size budget by $(( keep_total - keep_budget )) bytes; see docs/decisions/widget-keep.md" >&2
+  over=1
+fi
+if [ "$over" = 1 ] && [ "${WIDGET_BUDGET_STRICT:-$STRICT_DEFAULT}" = 1 ]; then exit 1; fi
 
 # The demo as served: the page at widget/, the package at widget/pkg/.
 # scripts/serve.sh has Trunk's post-build hook copy this folder into every

@@ -73,3 +73,4 @@ fi
 if [ "$(wasm-opt --version 2>/dev/null || true)" != "wasm-opt version 132 (version_132)" ]; then
   say "wasm-opt on PATH is not npm's binaryen 132: $(command -v wasm-opt || echo none)"; exit 1
 fi
+

@@ -5,6 +5,10 @@
 //    highlight.js (its core, wrapped as an ES module, and a handful of
 //    languages). They load only when a diagram or a code file is shown; they
 //    are not part of the bundle whose size scripts/bundle-size.sh measures.
+//    Also sucrase (the TypeScript/JSX transformer of the preview and the
+//    tests, CommonJS across many files), bundled by esbuild into one ES
+//    module, lazy/sucrase/sucrase.mjs: loaded by src/web/sandbox/packages.js
+//    the first time a project has a .ts/.tsx/.jsx file.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
 //    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
 //    wasm loader), and this replaces the placeholder with the hash of every
@@ -34,7 +38,7 @@
 //    the list of the build's files and a hash of them, last, once they are
 //    final.
 //
-// Deliberately nothing else: no bundling.
+// Deliberately nothing else: no bundling of the app's own code.
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -101,6 +105,23 @@ function fillPolicy() {
 }
 
 
+async function bundleSucrase() {
+  const { build } = await import('esbuild');
+  const out = join(staging, 'lazy', 'sucrase');
+  await build({
+    entryPoints: [join(modules, 'sucrase', 'dist', 'esm', 'index.js')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    outfile: join(out, 'sucrase.mjs'),
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  copyFileSync(join(modules, 'sucrase', 'LICENSE'), join(out, 'LICENSE'));
+}
+
 async function minifyStartup() {
   const { transformSync } = await import('esbuild');
   const app = join(staging, 'app');
@@ -143,6 +164,7 @@ function versionApp() {
 
 copyMermaid();
 copyHighlight();
+await bundleSucrase();
 await minifyStartup();
 versionApp();
 fillReloadScript();

@@ -10,9 +10,11 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use tabteam::core::llm::anthropic::{self, AnthropicStream};
-use tabteam::core::llm::http::{HttpRequest, HttpResponseHead, Method, Protocol};
-use tabteam::core::llm::openai::{self, OpenAiStream};
+use tabteam::core::llm::anthropic::{self, Anthropic};
+use tabteam::core::llm::codec::Codec;
+use tabteam::core::llm::gemini::Gemini;
+use tabteam::core::llm::http::{HttpRequest, HttpResponseHead, Method};
+use tabteam::core::llm::openai::{self, OpenAi};
 use tabteam::core::llm::presets::{self, PRESETS};
 use tabteam::core::llm::retry::{self, Outcome, RetryDecision, RetryPolicy};
 use tabteam::core::llm::sse::{LineDecoder, SseDecoder, SseEvent};
@@ -53,6 +55,12 @@ const SSE_FILES: &[&str] = &[
     "derived-openai-chat-finish-length.crlf.sse",
     "derived-openai-chat-finish-length.cr.sse",
     "derived-openai-chat-with-comment-keepalives.sse",
+    "gemini-stream-basic-reply-short.sse",
+    "gemini-stream-basic-reply-long.sse",
+    "gemini-stream-thinking-thought-summary.sse",
+    "gemini-stream-recitation-no-content.sse",
+    "gemini-stream-finish-message.sse",
+    "derived-gemini-stream-implicit-caching.sse",
 ];
 
 macro_rules! fixture_tests {
@@ -79,6 +87,12 @@ fixture_tests! {
     derived_openai_chat_finish_length_crlf => "derived-openai-chat-finish-length.crlf.sse",
     derived_openai_chat_finish_length_cr => "derived-openai-chat-finish-length.cr.sse",
     derived_openai_chat_with_comment_keepalives => "derived-openai-chat-with-comment-keepalives.sse",
+    gemini_stream_basic_reply_short => "gemini-stream-basic-reply-short.sse",
+    gemini_stream_basic_reply_long => "gemini-stream-basic-reply-long.sse",
+    gemini_stream_thinking_thought_summary => "gemini-stream-thinking-thought-summary.sse",
+    gemini_stream_recitation_no_content => "gemini-stream-recitation-no-content.sse",
+    gemini_stream_finish_message => "gemini-stream-finish-message.sse",
+    derived_gemini_stream_implicit_caching => "derived-gemini-stream-implicit-caching.sse",
 }
 
 #[test]
@@ -115,10 +129,13 @@ fn u64_at(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Codec {
-    OpenAi,
-    Anthropic,
+/// The codec of a fixture's provider.
+fn codec_of(provider: &str) -> &'static dyn Codec {
+    match provider {
+        "anthropic" => &Anthropic,
+        "gemini" => &Gemini,
+        _ => &OpenAi,
+    }
 }
 
 /// Everything a codec produced for one way of chunking a stream.
@@ -133,37 +150,34 @@ struct Run {
     finish: Result<(), LlmError>,
 }
 
-fn run_codec<'a>(codec: Codec, chunks: impl IntoIterator<Item = &'a [u8]>) -> Run {
-    enum Decoder {
-        OpenAi(OpenAiStream),
-        Anthropic(AnthropicStream),
-    }
-    let mut decoder = match codec {
-        Codec::OpenAi => Decoder::OpenAi(OpenAiStream::new(PROMPT_CHARS)),
-        Codec::Anthropic => Decoder::Anthropic(AnthropicStream::new(PROMPT_CHARS)),
-    };
+fn run_codec<'a>(codec: &dyn Codec, chunks: impl IntoIterator<Item = &'a [u8]>) -> Run {
+    // A nameless model (so the test sees whether the provider named one)
+    // and a prompt of PROMPT_CHARS characters (for usage estimates).
+    let request = ChatRequest::new("", vec![ChatMessage::user("x".repeat(PROMPT_CHARS))]);
+    let mut decoder = codec.decoder(&request);
     let mut run = Run { deltas: String::new(), done: None, error: None, after_end: 0, finish: Ok(()) };
+    let take = |run: &mut Run, item: Result<StreamEvent, LlmError>| {
+        if run.done.is_some() || run.error.is_some() {
+            run.after_end += 1;
+        }
+        match item {
+            Ok(StreamEvent::Delta(d)) => run.deltas.push_str(&d),
+            Ok(StreamEvent::Done(c)) => run.done = Some(c),
+            Ok(StreamEvent::Waiting { .. }) => {}
+            Err(e) => run.error = Some(e),
+        }
+    };
     for chunk in chunks {
-        let items = match &mut decoder {
-            Decoder::OpenAi(d) => d.feed(chunk),
-            Decoder::Anthropic(d) => d.feed(chunk),
-        };
-        for item in items {
-            if run.done.is_some() || run.error.is_some() {
-                run.after_end += 1;
-            }
-            match item {
-                Ok(StreamEvent::Delta(d)) => run.deltas.push_str(&d),
-                Ok(StreamEvent::Done(c)) => run.done = Some(c),
-                Ok(StreamEvent::Waiting { .. }) => {}
-                Err(e) => run.error = Some(e),
-            }
+        for item in decoder.feed(chunk) {
+            take(&mut run, item);
         }
     }
-    run.finish = match decoder {
-        Decoder::OpenAi(d) => d.finish(),
-        Decoder::Anthropic(d) => d.finish(),
-    };
+    // A protocol whose answer ends with the body (Gemini) says `Done` here.
+    match decoder.finish() {
+        Ok(None) => {}
+        Ok(Some(done)) => take(&mut run, Ok(StreamEvent::Done(done))),
+        Err(e) => run.finish = Err(e),
+    }
     run
 }
 
@@ -179,11 +193,37 @@ fn sse_events<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<SseEvent> {
 
 /// What the fixture's `expected` block says the codec must produce.
 fn expected_run(provider: &str, expected: &Value) -> Run {
-    if provider == "anthropic" {
-        expected_anthropic_run(expected)
-    } else {
-        expected_openai_run(expected)
+    match provider {
+        "anthropic" => expected_anthropic_run(expected),
+        "gemini" => expected_gemini_run(expected),
+        _ => expected_openai_run(expected),
     }
+}
+
+/// Gemini's answer ends with the body: a finish reason makes it whole.
+/// Prompt tokens include the cached ones; thinking is billed as output; a
+/// stream with no usage is estimated from the text.
+fn expected_gemini_run(expected: &Value) -> Run {
+    let text = str_at(expected, "text_of_candidate0").to_owned();
+    let finish = match expected["finish_reason"].as_str() {
+        Some("STOP") => FinishReason::Stop,
+        Some("MAX_TOKENS") => FinishReason::Length,
+        Some("RECITATION" | "SAFETY") => FinishReason::ContentFilter,
+        // No finish reason: the stream was cut short; there is no `Done`.
+        None => FinishReason::Stop,
+        other => panic!("finish reason {other:?} has no expectation here"),
+    };
+    let usage = match &expected["final_usage_metadata"] {
+        Value::Null => Usage::estimate(PROMPT_CHARS, text.chars().count()),
+        usage => Usage {
+            cached_tokens: u64_at(usage, "cachedContentTokenCount"),
+            ..Usage::new(
+                u64_at(usage, "promptTokenCount"),
+                u64_at(usage, "candidatesTokenCount") + u64_at(usage, "thoughtsTokenCount"),
+            )
+        },
+    };
+    finished_run(expected["finish_reason"].is_string(), text, finish, usage, None)
 }
 
 fn expected_openai_run(expected: &Value) -> Run {
@@ -261,7 +301,7 @@ fn check_recorded_stream(file: &str) {
         .unwrap_or_else(|| panic!("{file} is not in expected.json"));
     let expected = &entry["expected"];
     let provider = str_at(&entry, "provider");
-    let codec = if provider == "anthropic" { Codec::Anthropic } else { Codec::OpenAi };
+    let codec = codec_of(provider);
     let bytes = read_bytes(file);
     assert_eq!(payload(&bytes).len() as u64, u64_at(&entry, "payload_bytes"), "{file}: payload size");
 
@@ -360,14 +400,14 @@ fn content_of(chunks: &[Value]) -> String {
 #[test]
 fn openrouter_usage_chunk_with_nonempty_choices() {
     let (bytes, chunks) = reencoded_stream("openrouter-chat-stream-chunks.json");
-    let run = run_codec(Codec::OpenAi, [bytes.as_slice()]);
+    let run = run_codec(&OpenAi, [bytes.as_slice()]);
     let done = run.done.clone().unwrap_or_else(|| panic!("no Done: {run:?}"));
     assert_eq!(done.text, content_of(&chunks));
     assert_eq!(done.text, run.deltas);
     assert_eq!(done.finish, FinishReason::Stop);
     assert_eq!(done.usage, Usage::new(25, 40));
     assert_eq!(&*done.model, "openai/gpt-4o-mini");
-    assert_eq!(run_codec(Codec::OpenAi, bytes.chunks(7)), run);
+    assert_eq!(run_codec(&OpenAi, bytes.chunks(7)), run);
 }
 
 /// Cached-token figures survive any chunking: each stream below is decoded
@@ -403,11 +443,11 @@ fn cached_usage_from_streams_split_at_every_boundary() {
         "data: {\"model\":\"deepseek-chat\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Done.\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":7,\"prompt_cache_hit_tokens\":640,\"prompt_cache_miss_tokens\":260}}\n\n",
         "data: [DONE]\n\n",
     );
-    let cases: [(Codec, &str, Usage); 4] = [
-        (Codec::Anthropic, anthropic, Usage { cached_tokens: 1800, cache_write_tokens: 250, ..Usage::new(2062, 7) }),
-        (Codec::Anthropic, &anthropic_start_only, Usage { cached_tokens: 1800, ..Usage::new(1812, 7) }),
-        (Codec::OpenAi, openai, Usage { cached_tokens: 1920, ..Usage::new(2062, 7) }),
-        (Codec::OpenAi, deepseek, Usage { cached_tokens: 640, ..Usage::new(900, 7) }),
+    let cases: [(&dyn Codec, &str, Usage); 4] = [
+        (&Anthropic, anthropic, Usage { cached_tokens: 1800, cache_write_tokens: 250, ..Usage::new(2062, 7) }),
+        (&Anthropic, &anthropic_start_only, Usage { cached_tokens: 1800, ..Usage::new(1812, 7) }),
+        (&OpenAi, openai, Usage { cached_tokens: 1920, ..Usage::new(2062, 7) }),
+        (&OpenAi, deepseek, Usage { cached_tokens: 640, ..Usage::new(900, 7) }),
     ];
     for (codec, stream, want) in cases {
         let bytes = stream.as_bytes();
@@ -425,7 +465,7 @@ fn cached_usage_from_streams_split_at_every_boundary() {
 #[test]
 fn ollama_reasoning_is_not_content_and_usage_is_estimated() {
     let (bytes, chunks) = reencoded_stream("ollama-openai-compat-stream-chunks.json");
-    let run = run_codec(Codec::OpenAi, [bytes.as_slice()]);
+    let run = run_codec(&OpenAi, [bytes.as_slice()]);
     let done = run.done.clone().unwrap_or_else(|| panic!("no Done: {run:?}"));
     let text = content_of(&chunks);
     assert_eq!(text, (1..=20).map(|n| n.to_string()).collect::<Vec<_>>().join("\n"));
@@ -433,7 +473,7 @@ fn ollama_reasoning_is_not_content_and_usage_is_estimated() {
     assert_eq!(done.finish, FinishReason::Stop);
     assert_eq!(done.usage, Usage::estimate(PROMPT_CHARS, text.chars().count()));
     assert!(done.usage.estimated);
-    assert_eq!(run_codec(Codec::OpenAi, bytes.chunks(5)), run);
+    assert_eq!(run_codec(&OpenAi, bytes.chunks(5)), run);
 }
 
 #[test]
@@ -442,12 +482,12 @@ fn the_end_marker_is_what_counts() {
     // with all the text so far.
     let bytes = read_bytes("openai-chat-text-usage.sse");
     let cut = bytes.windows(12).rposition(|w| w == b"data: [DONE]").unwrap_or_else(|| panic!("no [DONE]"));
-    let run = run_codec(Codec::OpenAi, [&bytes[..cut]]);
+    let run = run_codec(&OpenAi, [&bytes[..cut]]);
     assert_eq!(run.done, None);
     assert_eq!(run.finish, Err(LlmError::Truncated { partial_text: run.deltas.clone() }));
     assert!(run.deltas.starts_with("I'm unable to provide real-time weather updates."));
     // `data: [DONE]` without its blank line is not dispatched either.
-    let run = run_codec(Codec::OpenAi, [&bytes[..cut + 13]]);
+    let run = run_codec(&OpenAi, [&bytes[..cut + 13]]);
     assert!(matches!(run.finish, Err(LlmError::Truncated { .. })), "{run:?}");
 }
 
@@ -533,7 +573,7 @@ fn recorded_error_bodies() {
     for entry in &errors {
         let provider = str_at(entry, "provider");
         let kind = str_at(entry, "kind");
-        let protocol = if provider == "anthropic" { Protocol::Anthropic } else { Protocol::OpenAi };
+        let protocol = codec_of(provider).name();
         let headers: Vec<(String, String)> = entry["headers"]
             .as_object()
             .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned())).collect())
@@ -599,6 +639,44 @@ fn recorded_error_bodies() {
     assert_eq!(seen, 7);
 }
 
+/// Google's error envelope, as the Gemini API sends it, through the Gemini
+/// codec: each recorded body maps to the kind the fixture names, with
+/// Google's own message, and none is retried.
+#[test]
+fn recorded_gemini_error_bodies() {
+    let file = read_json("gemini-error-bodies.json");
+    let errors = file["errors"].as_array().cloned().unwrap_or_default();
+    assert_eq!(errors.len(), 3);
+    for entry in &errors {
+        let status = entry["status"].as_u64().and_then(|s| u16::try_from(s).ok()).unwrap_or(0);
+        let head = HttpResponseHead::new(status, vec![]);
+        let message = str_at(&entry["body"]["error"], "message").to_owned();
+        let got = Gemini.error_from_response(&head, &entry["body"].to_string());
+        let want = match str_at(entry, "expected_error") {
+            "BadKey" => LlmError::BadKey { message },
+            "ModelNotFound" => LlmError::ModelNotFound { message },
+            "Forbidden" => LlmError::Forbidden { message },
+            other => panic!("{other} has no expectation here"),
+        };
+        assert_eq!(got, want, "{}", str_at(entry, "source_path"));
+        let decision = RetryPolicy::default().decide(0, &Outcome::Response(head), 0.0, None);
+        assert_eq!(decision, RetryDecision::GiveUp, "HTTP {status}");
+    }
+    // The busy statuses in Google's documented envelope (ai.google.dev,
+    // "Troubleshooting guide": 429 RESOURCE_EXHAUSTED, 500 INTERNAL,
+    // 503 UNAVAILABLE).
+    let google = |code: u16, status: &str, message: &str| {
+        json!({"error": {"code": code, "message": message, "status": status}}).to_string()
+    };
+    let check = |code: u16, status: &str, want: LlmError| {
+        let body = google(code, status, "m");
+        assert_eq!(Gemini.error_from_response(&head(code, &[]), &body), want, "{body}");
+    };
+    check(429, "RESOURCE_EXHAUSTED", LlmError::RateLimited { message: "m".into(), retry_after_ms: None });
+    check(500, "INTERNAL", LlmError::ProviderDown { status: 500, message: "m".into() });
+    check(503, "UNAVAILABLE", LlmError::ProviderDown { status: 503, message: "m".into() });
+}
+
 #[test]
 fn errors_by_status_and_body() {
     let openai = |message: &str, kind: &str, code: Value| {
@@ -606,11 +684,12 @@ fn errors_by_status_and_body() {
     };
     let anthropic =
         |kind: &str, message: &str| json!({"type": "error", "error": {"type": kind, "message": message}}).to_string();
-    let check = |protocol: Protocol, status: u16, headers: &[(&str, &str)], body: &str, want: LlmError| {
+    let check = |protocol: &str, status: u16, headers: &[(&str, &str)], body: &str, want: LlmError| {
         let got = retry::error_from_response(protocol, status, &head(status, headers), body);
         assert_eq!(got, want, "HTTP {status} {body}");
     };
-    use tabteam::core::llm::http::Protocol::{Anthropic as A, OpenAi as O};
+    const A: &str = "anthropic";
+    const O: &str = "openai";
     use LlmError::{BadKey, BadRequest, Forbidden, ModelNotFound, NoCredit, ProviderDown, RateLimited};
     let msg = |m: &str| m.to_owned();
 
@@ -791,7 +870,7 @@ fn errors_by_status_and_body() {
 #[test]
 fn error_messages_are_cut_and_never_carry_keys() {
     let html = format!("<html><body>{}</body></html>", "x".repeat(1000));
-    match retry::error_from_response(Protocol::OpenAi, 502, &HttpResponseHead::default(), &html) {
+    match retry::error_from_response("openai", 502, &HttpResponseHead::default(), &html) {
         LlmError::ProviderDown { status: 502, message } => {
             assert_eq!(message.chars().count(), 301, "{message}");
             assert!(message.starts_with("<html><body>xxx") && message.ends_with('…'));
@@ -806,7 +885,7 @@ fn error_messages_are_cut_and_never_carry_keys() {
         r#"{"error":{"message":"API key not valid: AIzaSyDSECRETSECRET","status":"UNAUTHENTICATED"}}"#,
     ];
     for body in bodies {
-        let error = retry::error_from_response(Protocol::OpenAi, 401, &HttpResponseHead::default(), body);
+        let error = retry::error_from_response("openai", 401, &HttpResponseHead::default(), body);
         let text = format!("{error} {error:?}");
         assert!(matches!(error, LlmError::BadKey { .. }), "{error:?}");
         for secret in ["sk-proj-abc", "sk-abc12", "sk-ant", "SECRET", "gsk_", "AIza"] {
@@ -979,15 +1058,34 @@ fn anthropic_request_defaults() {
     assert_eq!(http.header("x-api-key"), None);
 }
 
+/// The Gemini request: the model in the path, the key in `x-goog-api-key`
+/// (never in the URL, where it would be logged), Gemini's own field names.
+#[test]
+fn gemini_request() {
+    let preset = presets::preset("google").unwrap_or_else(|| panic!("no google preset"));
+    let mut request = ChatRequest::new(preset.default_model, vec![ChatMessage::system("sys"), ChatMessage::user("Hi")]);
+    request.temperature = Some(0.2);
+    let http = Gemini.build_request(preset.base_url, Some("AIzaSyTEST"), &request);
+    assert_eq!(http.method, Method::Post);
+    assert_eq!(
+        http.url,
+        format!("https://generativelanguage.googleapis.com/v1beta/models/{}:streamGenerateContent?alt=sse", preset.default_model)
+    );
+    assert_eq!(headers(&http), [("Content-Type", "application/json"), ("x-goog-api-key", "AIzaSyTEST")]);
+    assert!(!http.url.contains("key="));
+    assert!(!format!("{http:?}").contains("AIzaSyTEST"), "Debug masks the key");
+    let body = body(&http);
+    assert_eq!(body["systemInstruction"], json!({"parts": [{"text": "sys"}]}));
+    assert_eq!(body["contents"], json!([{"role": "user", "parts": [{"text": "Hi"}]}]));
+    assert_eq!(body["generationConfig"]["temperature"].as_f64().map(|t| (t * 10.0).round()), Some(2.0));
+}
+
 #[test]
 fn preset_urls() {
     let request = ChatRequest::new("m", vec![ChatMessage::user("Hi")]);
     let check = |id: &str, url: &str, needs_key: bool| {
         let preset = presets::preset(id).unwrap_or_else(|| panic!("no preset {id}"));
-        let http = match preset.protocol {
-            Protocol::OpenAi => openai::build_request(preset.base_url, Some("k"), &request, true),
-            Protocol::Anthropic => anthropic::build_request(preset.base_url, Some("k"), &request, true),
-        };
+        let http = preset.protocol.build_request(preset.base_url, Some("k"), &request);
         assert_eq!((http.url.as_str(), preset.needs_key), (url, needs_key), "{id}");
         assert_no_sdk_headers(&http);
     };
@@ -997,10 +1095,13 @@ fn preset_urls() {
     check("groq", "https://api.groq.com/openai/v1/chat/completions", true);
     check("deepseek", "https://api.deepseek.com/chat/completions", true);
     check("gemini", "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions", true);
+    check("google", "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse", true);
     check("ollama", "http://localhost:11434/v1/chat/completions", false);
     check("lmstudio", "http://localhost:1234/v1/chat/completions", false);
     check("litellm", "http://localhost:4000/chat/completions", false);
-    assert_eq!(PRESETS.len(), 10);
+    check("llamacpp", "http://localhost:8080/v1/chat/completions", false);
+    check("vllm", "http://localhost:8000/v1/chat/completions", false);
+    assert_eq!(PRESETS.len(), 13);
     assert!(presets::preset("custom").is_some());
     let models: Vec<(&str, &str)> = PRESETS.iter().map(|p| (p.id, p.default_model)).collect();
     assert!(models.contains(&("openai", "gpt-4o-mini")));

@@ -8,7 +8,10 @@ use std::rc::Rc;
 use serde_json::Value;
 use tabteam::core::llm::client::{HttpLlm, ProviderConfig};
 use tabteam::core::llm::retry::RetryPolicy;
-use tabteam::core::llm::http::{HttpRequest, Method, Protocol};
+use tabteam::core::llm::anthropic::Anthropic;
+use tabteam::core::llm::codec::Codec;
+use tabteam::core::llm::http::{HttpRequest, Method};
+use tabteam::core::llm::openai::OpenAi;
 use tabteam::core::llm::{collect_stream, ChatMessage, ChatRequest, Completion, Llm, LlmError};
 use tabteam::web::fetch;
 use tabteam::web::transport::{sleep, BrowserRuntime, FetchTransport};
@@ -44,13 +47,13 @@ async fn requests_for(model: &str) -> usize {
     log.iter().filter(|e| e["model"] == model).count()
 }
 
-fn provider(protocol: Protocol, model: &str, timeout_ms: u64) -> (HttpLlm, FetchTransport) {
+fn provider(protocol: &'static dyn Codec, model: &str, timeout_ms: u64) -> (HttpLlm, FetchTransport) {
     let transport = FetchTransport::default();
-    let base = match protocol {
-        Protocol::OpenAi => format!("{}/v1", server()),
-        Protocol::Anthropic => server().to_string(),
+    let base = match protocol.name() {
+        "openai" => format!("{}/v1", server()),
+        _ => server().to_string(),
     };
-    let config = ProviderConfig { protocol, base_url: base, model: model.into(), api_key: Some("sk-test-key".into()), timeout_ms, max_tokens: None, unreachable_hint: None };
+    let config = ProviderConfig { protocol, base_url: base, model: model.into(), api_key: Some("sk-test-key".into()), timeout_ms, max_tokens: None, unreachable_hint: None, structured_output: false };
     (HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(BrowserRuntime)), transport)
 }
 
@@ -71,7 +74,7 @@ fn now() -> f64 {
 async fn a_streamed_completion_arrives_as_deltas_in_order() {
     let model = "p-stream";
     script(model, serde_json::json!([{"text": "The quick brown fox jumps over the lazy dog.", "chunk_chars": 4, "usage": {"prompt_tokens": 12, "completion_tokens": 10}}])).await;
-    let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let (llm, _) = provider(&OpenAi, model, 10_000);
     let (deltas, done) = run(&llm, model).await;
     let done = done.expect("completion");
     assert!(deltas.len() >= 10, "{deltas:?}");
@@ -84,7 +87,7 @@ async fn a_streamed_completion_arrives_as_deltas_in_order() {
 async fn a_bad_key_fails_at_once() {
     let model = "p-401";
     script(model, serde_json::json!([{"status": 401, "text": "Incorrect API key provided"}])).await;
-    let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let (llm, _) = provider(&OpenAi, model, 10_000);
     let (_, result) = run(&llm, model).await;
     assert!(matches!(&result, Err(LlmError::BadKey { .. })), "{result:?}");
     assert!(result.unwrap_err().to_string().contains("Check the key in Settings"));
@@ -95,7 +98,7 @@ async fn a_bad_key_fails_at_once() {
 async fn rate_limited_with_retry_after_is_retried_once_and_succeeds() {
     let model = "p-429";
     script(model, serde_json::json!([{"status": 429, "headers": {"retry-after": "1"}}, {"text": "finally"}])).await;
-    let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let (llm, _) = provider(&OpenAi, model, 10_000);
     let started = now();
     let (_, result) = run(&llm, model).await;
     assert_eq!(result.expect("succeeds").text, "finally");
@@ -103,12 +106,25 @@ async fn rate_limited_with_retry_after_is_retried_once_and_succeeds() {
     assert_eq!(requests_for(model).await, 2);
 }
 
+/// The same HTTP 500 twice is a fault, not a busy spell: the call stops
+/// with the server's message after the second (issue #32, item 9).
 #[wasm_bindgen_test]
-async fn server_errors_twice_then_success() {
+async fn the_same_server_error_twice_stops() {
     let model = "p-500";
-    script(model, serde_json::json!([{"status": 500, "repeat": 2}, {"text": "third time"}])).await;
+    script(model, serde_json::json!([{"status": 500, "text": "Internal failure", "repeat": 2}])).await;
+    let (llm, _) = provider(&OpenAi, model, 10_000);
+    let llm = llm.with_policy(RetryPolicy { max_retries: 2, busy_waits_ms: &[50, 100] });
+    let (_, result) = run(&llm, model).await;
+    assert_eq!(result, Err(LlmError::ServerFault { status: 500, message: "Internal failure".into() }));
+    assert_eq!(requests_for(model).await, 2);
+}
+
+#[wasm_bindgen_test]
+async fn busy_errors_twice_then_success() {
+    let model = "p-503";
+    script(model, serde_json::json!([{"status": 503, "repeat": 2}, {"text": "third time"}])).await;
     // A busy provider's schedule (5 s, 10 s, ... in the app) made short.
-    let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let (llm, _) = provider(&OpenAi, model, 10_000);
     let llm = llm.with_policy(RetryPolicy { max_retries: 2, busy_waits_ms: &[50, 100] });
     let started = now();
     let (_, result) = run(&llm, model).await;
@@ -121,7 +137,7 @@ async fn server_errors_twice_then_success() {
 async fn a_stream_cut_mid_way_is_truncated_with_the_partial_text() {
     let model = "p-cut";
     script(model, serde_json::json!([{"text": "abcdefghijklmnopqrstuvwxyz", "chunk_chars": 4, "cut_after_chunks": 2, "chunk_delay_ms": 20}])).await;
-    let (llm, _) = provider(Protocol::OpenAi, model, 10_000);
+    let (llm, _) = provider(&OpenAi, model, 10_000);
     let (deltas, result) = run(&llm, model).await;
     assert_eq!(deltas.concat(), "abcdefgh");
     assert_eq!(result, Err(LlmError::Truncated { partial_text: "abcdefgh".into() }));
@@ -132,7 +148,7 @@ async fn a_stream_cut_mid_way_is_truncated_with_the_partial_text() {
 async fn stop_aborts_the_request_in_flight() {
     let model = "p-stop";
     script(model, serde_json::json!([{"text": "too late", "delay_ms": 5000}])).await;
-    let (llm, transport) = provider(Protocol::OpenAi, model, 30_000);
+    let (llm, transport) = provider(&OpenAi, model, 30_000);
     let stop = transport.stop.clone();
     wasm_bindgen_futures::spawn_local(async move {
         sleep(200).await;
@@ -149,7 +165,7 @@ async fn a_slow_first_byte_hits_the_timeout() {
     let model = "p-slow";
     // Timeouts are retried twice, like the SDKs: three slow answers.
     script(model, serde_json::json!([{"text": "slow", "delay_ms": 2000, "repeat": 3}])).await;
-    let (llm, _) = provider(Protocol::OpenAi, model, 300);
+    let (llm, _) = provider(&OpenAi, model, 300);
     let (_, result) = run(&llm, model).await;
     assert_eq!(result, Err(LlmError::Timeout { after_ms: 300 }));
     assert_eq!(requests_for(model).await, 3);
@@ -159,7 +175,7 @@ async fn a_slow_first_byte_hits_the_timeout() {
 async fn the_anthropic_stream_end_to_end() {
     let model = "p-anthropic";
     script(model, serde_json::json!([{"text": "Hello from Claude", "chunk_chars": 5, "usage": {"input_tokens": 7, "output_tokens": 4}}])).await;
-    let (llm, _) = provider(Protocol::Anthropic, model, 10_000);
+    let (llm, _) = provider(&Anthropic, model, 10_000);
     let (deltas, result) = run(&llm, model).await;
     let done = result.expect("completion");
     assert_eq!(deltas.concat(), "Hello from Claude");

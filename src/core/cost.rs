@@ -85,8 +85,19 @@ impl Price {
 /// "5m cache writes" = 1.25 × input and "Cache hits" = 0.1 × input), and
 /// DeepSeek's "Models & Pricing" (api-docs.deepseek.com/quick_start/pricing,
 /// "cache hit", the rates that go with the input and output prices here).
-/// Gemini's context caching is priced with storage by the hour, which a
-/// per-token table cannot say: no cached price, so full input.
+/// Gemini's explicit context caches are also priced by storage per hour,
+/// which a per-token table cannot say; tabteam creates none, so the cached
+/// tokens Gemini reports are implicit-cache hits, billed at the cached
+/// price alone (no storage). Gemini 1.5's rows keep no cached price.
+///
+/// Every preset's default model has a row (a test checks it):
+/// `llama-3.3-70b-versatile` (Groq: 0.59 / 0.79, groq.com/pricing, no
+/// cache discount listed) and `gemini-2.0-flash` (0.10 / 0.40, cached
+/// 0.025) and `gemini-2.5-flash` (0.30 / 2.50, output including thinking,
+/// cached 0.03) from ai.google.dev/gemini-api/docs/pricing (paid tier,
+/// text). This machine cannot reach those pages: the figures were checked
+/// on 2026-11-28 against public price tables that cite them (LiteLLM-derived
+/// tables in public repositories; the `gemini-cost` 0.1.0 crate's table).
 const DEFAULT_PRICES: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
     ("gpt-4o", 2.50, 10.00, Some(1.25), Some(2.50)),
     ("gpt-4o-2024-08-06", 2.50, 10.00, Some(1.25), Some(2.50)),
@@ -104,6 +115,9 @@ const DEFAULT_PRICES: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
     ("deepseek-chat", 0.27, 1.10, Some(0.07), Some(0.27)),
     ("deepseek-reasoner", 0.55, 2.20, Some(0.14), Some(0.55)),
     ("gemini-1.5-flash", 0.075, 0.30, None, None),
+    ("gemini-2.0-flash", 0.10, 0.40, Some(0.025), None),
+    ("gemini-2.5-flash", 0.30, 2.50, Some(0.03), None),
+    ("llama-3.3-70b-versatile", 0.59, 0.79, None, None),
     ("gemini-1.5-pro", 3.50, 10.50, None, None),
 ];
 
@@ -518,6 +532,22 @@ mod tests {
                 assert!(p.cached_input_per_mtok.is_none_or(|c| c <= p.input_per_mtok), "{}", preset.default_model);
             }
         }
+    }
+
+    /// A preset must start with its own default model: Start is blocked
+    /// while the model has no price. (The presets whose default is empty
+    /// leave the model to the person, who then gives a price; local
+    /// servers are free, see `settings::local_price`.)
+    #[test]
+    fn every_preset_default_model_has_a_price() {
+        let t = PriceTable::default();
+        let unpriced: Vec<&str> = crate::core::llm::presets::PRESETS
+            .iter()
+            .filter(|p| !p.default_model.is_empty() && !p.base_url.contains("localhost"))
+            .filter(|p| t.price(p.default_model).is_none())
+            .map(|p| p.id)
+            .collect();
+        assert!(unpriced.is_empty(), "presets whose default model has no price: {unpriced:?}");
     }
 
     #[test]

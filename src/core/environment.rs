@@ -56,6 +56,7 @@ impl Environment {
                 checkpoints: None,
                 sandbox: Rc::new(crate::core::sandbox::NoSandbox),
                 host: None,
+                windows: Rc::default(),
             },
         }
     }

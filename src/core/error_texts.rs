@@ -56,6 +56,10 @@ mod tests {
             llm("provider down (500), retries used up", LlmError::ProviderDown { status: 500, message: "Internal server error".into() }),
             llm("provider overloaded (529), retries used up", LlmError::ProviderDown { status: 529, message: "Overloaded".into() }),
             llm(
+                "the same 500 twice (a fault, not a busy spell)",
+                LlmError::ServerFault { status: 500, message: "An internal error has occurred.".into() },
+            ),
+            llm(
                 "unreachable (network or CORS)",
                 LlmError::Blocked {
                     hint: "Could not reach http://127.0.0.1:4000/v1 (Failed to fetch): the network may be down, the server not running, \
@@ -79,6 +83,10 @@ mod tests {
             ),
             row("no plan", RoleError::Plan("no valid plan after 3 answers; last error: task 2 depends on unknown task 9".into())),
             row("model answers outside the command format", RoleError::OffFormat { answers: 4 }),
+            row(
+                "the same error twice in a row",
+                RoleError::SameErrorTwice { role: "Alex".into(), error: "tests: 1 passed, 1 failed".into() },
+            ),
             row("storage full", RoleError::Storage(KeepError::from(StoreError::QuotaExceeded))),
             row("storage: session open elsewhere", RoleError::Storage(KeepError::from(StoreError::Locked { by: "tab 3".into() }))),
             row("storage: write failed", RoleError::Storage(KeepError::from(StoreError::Other("the transaction was aborted".into())))),
@@ -128,6 +136,10 @@ mod tests {
             provider overloaded (529), retries used up
               bubble: The provider is busy or down (HTTP 529); Resume when you want to try again.
               status: Paused after an error. Alice: The provider is busy or down (HTTP 529); Resume when you want to try again. Nothing was lost.
+
+            the same 500 twice (a fault, not a busy spell)
+              bubble: The provider failed twice in a row with the same error (HTTP 500). The provider said: “An internal error has occurred”. Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume.
+              status: Paused after an error. Alice: The provider failed twice in a row with the same error (HTTP 500). The provider said: “An internal error has occurred”. Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume. Nothing was lost.
 
             unreachable (network or CORS)
               bubble: Could not reach http://127.0.0.1:4000/v1 (Failed to fetch): the network may be down, the server not running, or it does not accept calls from this page. The proxy must allow this site's origin in its CORS settings; check that it is running. Then Resume.
@@ -180,6 +192,10 @@ mod tests {
             model answers outside the command format
               bubble: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again.
               status: Paused after an error. Alice: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again. Nothing was lost.
+
+            the same error twice in a row
+              bubble: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again.
+              status: Paused after an error. Alice: Alex got the same error twice in a row from the same steps, so the last fix did not change it: “tests: 1 passed, 1 failed”. Give the team more detail in a follow-up, or Resume to let it try again. Nothing was lost.
 
             storage full
               bubble: The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.

@@ -14,6 +14,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
@@ -24,7 +25,7 @@ use super::cost::CostLedger;
 use super::digest;
 use super::events::{EventSink, TeamEvent};
 use super::keep_error::KeepError;
-use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, StreamEvent, Usage};
+use super::llm::{ChatMessage, ChatRequest, Completion, Llm, LlmError, Reply, ResponseSchema, StreamEvent, Usage};
 use super::role_error::RoleError;
 use super::shared_str::SharedStr;
 
@@ -126,6 +127,10 @@ pub struct LlmGate {
     absorbed: bool,
     /// Write-through: kept before every call that is made.
     checkpoints: Option<Rc<dyn KeepFirst>>,
+    /// The schema the answers should follow (sent to providers that
+    /// constrain to it). Not part of the journal's digest: the same
+    /// conversation is the same call.
+    schema: Option<Arc<ResponseSchema>>,
 }
 
 impl LlmGate {
@@ -136,7 +141,7 @@ impl LlmGate {
         events: EventSink,
         journal: Rc<RefCell<CallJournal>>,
     ) -> Self {
-        Self { llm, ledger, role: role.into(), events, journal, quiet: false, absorbed: false, checkpoints: None }
+        Self { llm, ledger, role: role.into(), events, journal, quiet: false, absorbed: false, checkpoints: None, schema: None }
     }
 
     /// See [`CallJournal::forget_last`].
@@ -163,6 +168,11 @@ impl LlmGate {
         Self { checkpoints: Some(checkpoints), ..self }
     }
 
+    /// The same door, asking for answers that follow `schema`.
+    pub fn with_schema(self, schema: Arc<ResponseSchema>) -> Self {
+        Self { schema: Some(schema), ..self }
+    }
+
     pub fn model(&self) -> &str {
         self.llm.model()
     }
@@ -182,7 +192,8 @@ impl LlmGate {
 
     async fn ask_as(&self, messages: Vec<ChatMessage>, absorbed: bool) -> Result<String, RoleError> {
         let model = self.ledger.borrow().shared_model(self.llm.model());
-        let request = ChatRequest::new(model.clone(), messages);
+        let mut request = ChatRequest::new(model.clone(), messages);
+        request.response_schema = self.schema.clone();
         let mut digest = None;
         if let Some(answer) = self.journal.borrow_mut().replay(|| *digest.insert(request_digest(&request))) {
             return Ok(answer);

@@ -20,6 +20,7 @@ pub mod host;
 pub mod human;
 mod join;
 pub mod json_scan;
+pub mod ordered_json;
 pub mod keep_error;
 pub mod llm;
 pub mod memory;
@@ -41,12 +42,15 @@ pub mod shared_str;
 pub mod snapshot;
 pub mod stop_reason;
 #[cfg(test)]
+mod long_project_tests;
+#[cfg(test)]
 mod reply_tests;
 #[cfg(test)]
 mod scenarios;
 pub mod team;
 pub mod versions;
 pub mod view;
+pub mod window;
 pub mod world;
 pub mod yield_now;
 pub mod commands;

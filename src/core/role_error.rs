@@ -1,6 +1,6 @@
 //! `RoleError`: why a role could not finish its reaction (a provider error,
 //! the budget, an action or the plan that failed, a checkpoint that could
-//! not be kept, a model answering off format). Each variant's `Display` is
+//! not be kept, a model answering off format, the same error twice). Each variant's `Display` is
 //! the sentence a person reads, saying what to do.
 //!
 //! A module of its own so that actions and the gate, which return it, do
@@ -31,6 +31,14 @@ pub enum RoleError {
          Try a stronger model in Settings, or see its last answer; Resume asks it again."
     )]
     OffFormat { answers: u32 },
+    /// The same commands met the same error twice in a row (a fix loop
+    /// going round): the team pauses for the person instead of paying for
+    /// a third try.
+    #[error(
+        "{role} got the same error twice in a row from the same steps, so the last fix did not change it: \
+         \u{201c}{error}\u{201d}. Give the team more detail in a follow-up, or Resume to let it try again."
+    )]
+    SameErrorTwice { role: String, error: String },
 }
 
 /// `text` without its closing full stop, for a sentence that goes on.

@@ -5,6 +5,7 @@
 //! and is stored (apart from these settings) only when the user asks. So
 //! saving or exporting settings can never leak it.
 
+use super::window::{ModelWindow, WindowTable};
 use serde::{Deserialize, Serialize};
 
 use super::cost::{Price, PriceTable, DEFAULT_BUDGET};
@@ -69,6 +70,9 @@ pub struct Settings {
     pub model: String,
     /// A price the user entered, for models the table does not know.
     pub custom_price: Option<Price>,
+    /// The model's context window and output limit, when the person gives
+    /// them (for a model `core::window` does not know, or to use less).
+    pub custom_window: Option<ModelWindow>,
     pub budget: f64,
     pub rounds: u32,
     pub team: TeamKind,
@@ -80,6 +84,10 @@ pub struct Settings {
     /// Roles on another model than `model` (empty: every role uses it).
     /// Overrides naming a role the chosen team lacks are kept and unused.
     pub overrides: Vec<RoleModel>,
+    /// Where the project's npm packages come from, as browser ES modules
+    /// (esm.sh's URL scheme: `{cdn}/react@18.3.1`); fetched by the app page,
+    /// kept in the browser's package cache.
+    pub package_cdn: String,
 }
 
 impl Default for Settings {
@@ -90,12 +98,14 @@ impl Default for Settings {
             base_url: p.base_url.into(),
             model: p.default_model.into(),
             custom_price: None,
+            custom_window: None,
             budget: DEFAULT_BUDGET,
             rounds: DEFAULT_ROUNDS,
             team: TeamKind::Company,
             remember_key: false,
             auto_resume: false,
             overrides: Vec::new(),
+            package_cdn: crate::core::sandbox::packages::DEFAULT_CDN.into(),
         }
     }
 }
@@ -113,6 +123,15 @@ impl Settings {
             self.model = p.default_model.into();
             self.custom_price = local_price(p);
         }
+    }
+
+    /// The window table for a run: the known windows plus the person's.
+    pub fn windows(&self) -> WindowTable {
+        let mut table = WindowTable::default();
+        if let Some(window) = self.custom_window {
+            table.set(self.model.trim(), window);
+        }
+        table
     }
 
     /// The price table for a run: the known prices plus the user's.
@@ -196,13 +215,14 @@ impl Settings {
     pub fn provider_config(&self, key: &str, origin: Option<&str>) -> ProviderConfig {
         let preset = self.preset();
         ProviderConfig {
-            protocol: preset.map(|p| p.protocol).unwrap_or(super::llm::http::Protocol::OpenAi),
+            protocol: preset.map(|p| p.protocol).unwrap_or(&super::llm::openai::OpenAi),
             base_url: self.base_url.trim().to_string(),
             model: self.model.trim().to_string(),
             api_key: (!key.trim().is_empty()).then(|| key.trim().to_string()),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_tokens: None,
             unreachable_hint: preset.map(|p| blocked_hint(p, origin)),
+            structured_output: preset.is_some_and(|p| p.structured_output),
         }
     }
 }

@@ -163,7 +163,9 @@ fn stop_after(report: &RoundReport) -> Option<StopReason> {
             // Nothing more may run while changes cannot be saved.
             RoleError::Storage(_) => return Some(StopReason::Failed { errors: vec![(name.clone(), e.to_string())] }),
             // Only the person can change the model: pause at once.
-            RoleError::OffFormat { .. } => return Some(StopReason::Failed { errors: vec![(name.clone(), e.to_string())] }),
+            RoleError::OffFormat { .. } | RoleError::SameErrorTwice { .. } => {
+                return Some(StopReason::Failed { errors: vec![(name.clone(), e.to_string())] })
+            }
             RoleError::Budget(BudgetError::Exhausted { spent, budget }) => {
                 return Some(StopReason::BudgetExhausted { spent: *spent, budget: *budget })
             }

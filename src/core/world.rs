@@ -21,6 +21,7 @@ use super::message::{IdSource, MessageId};
 use super::post::PostOffice;
 use super::sandbox::Sandbox;
 use super::versions::ProjectLog;
+use super::window::WindowTable;
 
 /// Everything a role shares with the rest of the team while it runs.
 pub struct World {
@@ -49,6 +50,9 @@ pub struct World {
     /// The tools and context of the page embedding the widget (`Host.*`
     /// commands); `None` elsewhere.
     pub host: Option<Rc<HostTools>>,
+    /// Each model's context window and output limit (the known ones and
+    /// the person's, from Settings): prompts are sized to fit them.
+    pub windows: Rc<RefCell<WindowTable>>,
 }
 
 impl World {

@@ -134,6 +134,12 @@ pub fn SettingsFields() -> impl IntoView {
                     {TeamKind::ALL.into_iter().map(|k| view! { <option value=k.id()>{k.label()}</option> }).collect_view()}
                 </select>
             </label>
+            <label class="wide">"Package CDN"
+                <input type="url" data-testid="package-cdn" aria-describedby="package-cdn-note"
+                    prop:value=move || settings.with(|s| s.package_cdn.clone())
+                    on:change=move |ev| settings.update(|s| s.package_cdn = event_target_value(&ev).trim().to_owned()) />
+                <span class="note" id="package-cdn-note">"Where the preview and the tests get the npm packages a project imports (esm.sh's URL scheme). Fetched once by this page, then kept in this browser for offline use."</span>
+            </label>
         </div>
         <RoleModels/>
     }

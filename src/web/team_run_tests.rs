@@ -11,7 +11,7 @@ use crate::core::cost::{Price, PriceTable};
 use crate::core::events::{EventSink, StopReason, TeamEvent};
 use crate::core::human::ScriptedHuman;
 use crate::core::llm::client::{HttpLlm, ProviderConfig};
-use crate::core::llm::http::{HttpRequest, Method, Protocol};
+use crate::core::llm::http::{HttpRequest, Method};
 use crate::core::mgx::{mgx_team, tests::script};
 use crate::web::fetch;
 use crate::web::transport::{BrowserRuntime, FetchTransport};
@@ -36,13 +36,14 @@ async fn the_mgx_company_builds_2048_over_real_http_streaming() {
     assert_eq!(response.head.status, 200);
 
     let config = ProviderConfig {
-        protocol: Protocol::OpenAi,
+        protocol: &crate::core::llm::openai::OpenAi,
         base_url: format!("{}/v1", server()),
         model: model.into(),
         api_key: Some("sk-test".into()),
         timeout_ms: 10_000,
         max_tokens: None,
         unreachable_hint: None,
+        structured_output: false,
     };
     let llm = HttpLlm::new(config, Rc::new(FetchTransport::default()), Rc::new(BrowserRuntime));
     let deltas = Rc::new(Cell::new(0usize));

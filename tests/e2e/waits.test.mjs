@@ -57,3 +57,40 @@ test('Stop during a long rate-limit wait stops at once; Resume recovers', async 
   assert.deepEqual(problems.filter((p) => !p.includes('429')), []);
   await context.close();
 });
+
+// Issue #32, item 9: a 500 that never goes away is not "busy". The server's
+// own message shows from the first failure on, and the second identical 500
+// stops the call with that error (Resume to try again) instead of about
+// three minutes of silent retries; a 503 keeps its retries (see above).
+test('the same 500 twice shows the server message and pauses with the error at once', async () => {
+  const model = 'e2e-500';
+  const said = 'An internal error has occurred. Please retry or report in the troubleshooting guide';
+  await script(env.llm, model, [{ status: 500, text: said, repeat: 2 }]);
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await configure(page, env.llm, model, { team: 'assistant' });
+  await page.getByLabel('Your idea').fill('hello there');
+  const started = Date.now();
+  await page.getByTestId('start').click();
+
+  const status = page.getByTestId('status');
+  await status.filter({ hasText: 'An internal error has occurred' }).filter({ hasText: 'waiting' }).waitFor({ timeout: 15000 });
+  assert.match(await status.textContent(), /^Tabby is waiting \d s: the provider failed \(HTTP 500\); it said “An internal error has occurred\. Please retry/);
+  await screenshot(page, 'wait-4-server-error-first');
+
+  await status.filter({ hasText: 'Paused after an error' }).waitFor({ timeout: 15000 });
+  assert.ok(Date.now() - started < 14000, 'paused after one short wait, not minutes of retries');
+  const text = await status.textContent();
+  assert.match(text, /The provider failed twice in a row with the same error \(HTTP 500\)\. The provider said: “An internal error has occurred\. Please retry/);
+  assert.match(text, /then Resume/);
+  assert.ok(await page.getByTestId('resume').isEnabled(), 'Resume is offered');
+  await screenshot(page, 'wait-5-server-error-paused');
+  const log = await requests(env.llm, model);
+  assert.deepEqual(log.map((e) => e.outcome), ['fault:status=500', 'fault:status=500']);
+
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'Working again.' }]);
+  await page.getByTestId('resume').click();
+  await status.filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
+  assert.match(await page.getByTestId('conversation').textContent(), /Working again\./);
+  assert.deepEqual(problems.filter((p) => !p.includes('500')), []);
+  await context.close();
+});

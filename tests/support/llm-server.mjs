@@ -1,4 +1,5 @@
-// Local fake LLM server for tests (OpenAI Chat Completions + Anthropic Messages).
+// Local fake LLM server for tests (OpenAI Chat Completions, Anthropic Messages,
+// Gemini generateContent / streamGenerateContent).
 //
 // Plain Node.js, built-ins only. The contract (Turn format, control API) is
 // documented in tests/support/README.md — keep the two in sync.
@@ -27,7 +28,7 @@ const CORS_HEADERS = {
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers':
-    '*, authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
+    '*, authorization, content-type, x-api-key, x-goog-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
   'access-control-max-age': '600',
 };
 
@@ -137,8 +138,19 @@ function contentText(c) {
   return '';
 }
 
+/** The text of Gemini `contents` / `systemInstruction` (objects with `parts`). */
+function geminiText(c) {
+  if (c == null) return '';
+  if (Array.isArray(c)) return c.map(geminiText).filter((s) => s !== '').join('\n');
+  if (typeof c === 'object' && Array.isArray(c.parts)) return c.parts.map(contentText).filter((s) => s !== '').join('\n');
+  return '';
+}
+
 /** The text a turn's `match` is tested against. */
 function requestText(kind, body) {
+  if (kind === 'gemini') {
+    return [geminiText(body.systemInstruction), geminiText(body.contents)].filter((s) => s !== '').join('\n');
+  }
   const parts = [];
   if (kind === 'anthropic' && body.system !== undefined) parts.push(contentText(body.system));
   if (Array.isArray(body.messages)) {
@@ -223,7 +235,25 @@ function openaiError(message, type, code) {
   return { error: { message, type, param: null, code } };
 }
 
+/** Google's canonical status names, as the Gemini API puts them in `error.status`. */
+function googleStatus(status) {
+  switch (status) {
+    case 400: return 'INVALID_ARGUMENT';
+    case 401: return 'UNAUTHENTICATED';
+    case 403: return 'PERMISSION_DENIED';
+    case 404: return 'NOT_FOUND';
+    case 429: return 'RESOURCE_EXHAUSTED';
+    case 500: return 'INTERNAL';
+    case 503: return 'UNAVAILABLE';
+    case 504: return 'DEADLINE_EXCEEDED';
+    default: return status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+  }
+}
+
 function defaultErrorBody(kind, status, message) {
+  if (kind === 'gemini') {
+    return { error: { code: status, message, status: googleStatus(status) } };
+  }
   if (kind === 'anthropic') {
     return { type: 'error', error: { type: anthropicErrorType(status), message } };
   }
@@ -331,6 +361,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     let kind = null;
     if (path.endsWith('/chat/completions')) kind = 'openai';
     else if (path.endsWith('/messages')) kind = 'anthropic';
+    else if (/\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)) kind = 'gemini';
     if (!kind) {
       sendJson(res, 404, openaiError(`llm-server: no route for ${req.method} ${url.pathname}`, 'invalid_request_error', 'not_found'));
       return;
@@ -483,10 +514,12 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
       return;
     }
 
-    const modelName = body.model;
+    // Gemini names the model in the path and streams by method, not by field.
+    const geminiPath = kind === 'gemini' ? /\/models\/([^/:]+):(stream)?/i.exec(url.pathname) : null;
+    const modelName = geminiPath ? decodeURIComponent(geminiPath[1]) : body.model;
     entry.model = modelName ?? null;
-    entry.stream = body.stream === true;
-    entry.messages = body.messages ?? null;
+    entry.stream = geminiPath ? geminiPath[2] !== undefined : body.stream === true;
+    entry.messages = kind === 'gemini' ? body.contents ?? null : body.messages ?? null;
     if (kind === 'anthropic') entry.system = body.system ?? null;
     entry.request_body = body;
 
@@ -502,7 +535,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
         `llm-server: no scripted turn for model ${shown} ` +
         `(queue '${picked.key}' has ${picked.queued} turn(s), none matching; ` +
         `request text: ${JSON.stringify(snippet)})`;
-      const errBody = openaiError(message, 'llm_server_unscripted', 'unscripted');
+      const errBody = kind === 'gemini' ? defaultErrorBody(kind, 500, message) : openaiError(message, 'llm_server_unscripted', 'unscripted');
       if (kind === 'anthropic') errBody.type = 'error';
       sendJson(res, 500, errBody, idHeaders);
       return;
@@ -542,10 +575,11 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
 
     if (entry.stream) {
       if (kind === 'openai') await streamOpenAI(ctx);
+      else if (kind === 'gemini') await streamGemini(ctx);
       else await streamAnthropic(ctx);
     } else {
-      const obj = kind === 'openai' ? openaiCompletion(ctx) : anthropicMessage(ctx);
-      sendWhole(ctx, obj);
+      const whole = { openai: openaiCompletion, anthropic: anthropicMessage, gemini: geminiResponse }[kind];
+      sendWhole(ctx, whole(ctx));
     }
   }
 
@@ -624,6 +658,48 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
       stop_sequence: null,
       usage: { input_tokens: c.promptTokens, ...anthropicCacheUsage(c), output_tokens: c.completionTokens },
     };
+  }
+
+  function geminiFinishReason(finish) {
+    if (finish === 'stop') return 'STOP';
+    if (finish === 'length') return 'MAX_TOKENS';
+    if (finish === 'content_filter') return 'SAFETY';
+    return finish;
+  }
+
+  /** `usageMetadata`; a scripted `cached_tokens` is reported as `cachedContentTokenCount`. */
+  function geminiUsage(c, done) {
+    const u = { promptTokenCount: c.promptTokens, totalTokenCount: c.promptTokens + (done ? c.completionTokens : 0) };
+    if (done) u.candidatesTokenCount = c.completionTokens;
+    const cached = (c.turn.usage ?? {}).cached_tokens;
+    if (cached !== undefined) u.cachedContentTokenCount = cached;
+    return u;
+  }
+
+  function geminiChunk(c, text, done) {
+    const candidate = { content: { parts: [{ text }], role: 'model' }, index: 0 };
+    if (done) candidate.finishReason = geminiFinishReason(c.finish);
+    return { candidates: [candidate], usageMetadata: geminiUsage(c, done), modelVersion: c.modelName, responseId: `llmsrv${c.seq}` };
+  }
+
+  function geminiResponse(c) {
+    return geminiChunk(c, c.replyText, true);
+  }
+
+  /**
+   * Gemini's alt=sse stream: `data:` events ended by CRLF CRLF, as the real
+   * API sends them; a last chunk with an empty text part carries
+   * `finishReason` and the whole usage; no end marker (the body just ends).
+   */
+  async function streamGemini(c) {
+    const { res } = c;
+    const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\r\n\r\n`);
+    sseHead(c);
+    const whole = await streamDeltas(c, (text) => send(geminiChunk(c, text, false)), 'data: {not json\r\n\r\n');
+    if (!whole) return;
+    // The last chunk: an empty text part with the finish reason and the usage.
+    send(geminiChunk(c, '', true));
+    res.end();
   }
 
   function sseHead(c) {

@@ -275,6 +275,66 @@ test('anthropic non-streaming JSON; end_turn', async () => {
 // Scripting semantics
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// Gemini
+// ---------------------------------------------------------------------------
+
+function gemini(text, extra = {}) {
+  return { systemInstruction: { parts: [{ text: 'sys' }] }, contents: [{ role: 'user', parts: [{ text }] }], ...extra };
+}
+
+test('gemini streaming: CRLF-framed data events, text, finishReason and usageMetadata last, no end marker', async () => {
+  await script([{ text: 'Hello from Gemini, streamed.', chunk_chars: 6, match: 'sys', usage: { prompt_tokens: 30, completion_tokens: 7, cached_tokens: 20 } }], 'gemini-test');
+  const res = await post('/v1beta/models/gemini-test:streamGenerateContent?alt=sse', gemini('hi'), { 'x-goog-api-key': 'AIzaSECRET' });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'text/event-stream');
+  const { text, error } = await readRaw(res);
+  assert.equal(error, null);
+  assert.ok(text.endsWith('\r\n\r\n'), 'every event ends in CRLF CRLF');
+  assert.ok(!text.includes('[DONE]'));
+  const datas = text.slice(0, -4).split('\r\n\r\n').map((block) => {
+    assert.ok(block.startsWith('data: '), block);
+    return JSON.parse(block.slice(6));
+  });
+  const nDeltas = Math.ceil('Hello from Gemini, streamed.'.length / 6);
+  assert.equal(datas.length, nDeltas + 1);
+  assert.equal(datas.map((d) => d.candidates[0].content.parts[0].text).join(''), 'Hello from Gemini, streamed.');
+  for (const d of datas.slice(0, -1)) {
+    assert.equal(d.candidates[0].finishReason, undefined);
+    assert.equal(d.candidates[0].content.role, 'model');
+    assert.equal(d.modelVersion, 'gemini-test');
+  }
+  const last = datas.at(-1);
+  assert.equal(last.candidates[0].finishReason, 'STOP');
+  assert.deepEqual(last.usageMetadata, { promptTokenCount: 30, candidatesTokenCount: 7, totalTokenCount: 37, cachedContentTokenCount: 20 });
+  const [entry] = await getLog();
+  assert.equal(entry.api, 'gemini');
+  assert.equal(entry.model, 'gemini-test');
+  assert.equal(entry.stream, true);
+  assert.equal(entry.headers['x-goog-api-key'], '<redacted:10 chars>');
+  assert.deepEqual(entry.messages, [{ role: 'user', parts: [{ text: 'hi' }] }]);
+});
+
+test('gemini non-streaming generateContent, and Google error envelopes', async () => {
+  await script([{ text: 'whole', finish_reason: 'length' }, { status: 500, text: 'An internal error has occurred.' }, { status: 503 }]);
+  const ok = await post('/v1beta/models/m:generateContent', gemini('hi'));
+  assert.equal(ok.status, 200);
+  const body = await ok.json();
+  assert.equal(body.candidates[0].content.parts[0].text, 'whole');
+  assert.equal(body.candidates[0].finishReason, 'MAX_TOKENS');
+  const e500 = await post('/v1beta/models/m:streamGenerateContent?alt=sse', gemini('hi'));
+  assert.equal(e500.status, 500);
+  assert.deepEqual(await e500.json(), { error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } });
+  const e503 = await post('/v1beta/models/m:streamGenerateContent?alt=sse', gemini('hi'));
+  assert.equal(e503.status, 503);
+  assert.equal((await e503.json()).error.status, 'UNAVAILABLE');
+  const unscripted = await post('/v1beta/models/m:streamGenerateContent?alt=sse', gemini('hi'));
+  assert.equal(unscripted.status, 500);
+  const u = await unscripted.json();
+  assert.equal(u.error.status, 'INTERNAL');
+  assert.match(u.error.message, /no scripted turn for model m/);
+});
+
 test('model-keyed queues, match (incl. system), repeat, fallback to default', async () => {
   await script([{ text: 'D1' }, { text: 'D2' }]);
   await script([{ match: 'banana', text: 'B' }, { text: 'ANY', repeat: 2 }], 'model-x');

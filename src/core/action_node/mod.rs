@@ -14,10 +14,12 @@
 //! - `parse`: finding the JSON in an answer, conservative repairs, validation,
 //!   `NodeParseError` and `Problem`.
 //! - `markdown`: `ActionNode::to_markdown`.
+//! - `schema`: `ActionNode::json_schema`, for constrained answers.
 
 mod compile;
 mod markdown;
 mod parse;
+mod schema;
 
 #[cfg(test)]
 mod tests;

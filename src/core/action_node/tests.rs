@@ -550,3 +550,27 @@ fn markdown_renders_sections() {
     "#]]
     .assert_eq(&node.to_markdown(&values));
 }
+
+/// The schema of a node's answer: its fields with their types, groups as
+/// nested objects, optional fields allowed to be absent or null.
+#[test]
+fn json_schema_of_the_fields() {
+    let node = ActionNode::group(
+        "Write PRD",
+        vec![
+            ActionNode::new("Language", FieldType::Str, "", "en"),
+            ActionNode::new("Priority", FieldType::Int, "", 1),
+            ActionNode::new("Goals", FieldType::str_list(), "", json!(["a"])),
+            ActionNode::new("Score", FieldType::Float, "", 1.5).optional(),
+            ActionNode::group("Review", vec![ActionNode::new("ok", FieldType::Bool, "", true)]),
+            ActionNode::new("Any", FieldType::Json, "", Value::Null).optional(),
+            ActionNode::new("Map", FieldType::Object, "", json!({})),
+        ],
+    );
+    expect_test::expect![[r#"{"type":"object","properties":{"Language":{"type":"string"},"Priority":{"type":"integer"},"Goals":{"items":{"type":"string"},"type":"array"},"Score":{"anyOf":[{"type":"number"},{"type":"null"}]},"Review":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false},"Any":{"anyOf":[{},{"type":"null"}]},"Map":{"type":"object"}},"required":["Language","Priority","Goals","Review","Map"],"additionalProperties":false}"#]]
+    .assert_eq(&node.json_schema().text());
+    assert_eq!(node.schema_name(), "Write_PRD");
+    // A leaf node asks for itself alone.
+    let leaf = ActionNode::new("Code", FieldType::Str, "", "x");
+    assert_eq!(leaf.json_schema().to_value()["required"], json!(["Code"]));
+}

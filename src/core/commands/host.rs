@@ -299,6 +299,12 @@ impl HostTools {
         format!("\n{}", registry.prepare_command_prompt_from(first))
     }
 
+    /// The tools' command specs, in the page's order (for the answer's
+    /// JSON schema).
+    pub fn specs(&self) -> Vec<CommandSpec> {
+        self.registry.borrow().specs().cloned().collect()
+    }
+
     /// Validate and run `command` (a `Host.` one): its result text, or why
     /// it did not run or failed, as every command reports it.
     pub async fn run(&self, command: &Command) -> Result<String, CommandError> {

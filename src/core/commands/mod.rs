@@ -18,6 +18,7 @@
 //!   validation itself.
 //! - `error`: `CommandError`, `ArgProblem`, `ArgError`: texts for the model.
 //! - `registry`: `Registry`, `CommandHandler`, `RunReport`.
+//! - `schema`: the JSON schema of a RoleZero answer, from the specs.
 //! - `suggest`: the "did you mean" match for misspelt names.
 //! - `plan`: `HasPlan` and the `Plan.*` commands.
 //! - `host`: the host page's tools (`Host.*`, from a JSON Schema subset,
@@ -29,6 +30,7 @@ mod error;
 pub mod host;
 mod plan;
 mod registry;
+mod schema;
 mod spec;
 mod suggest;
 
@@ -42,5 +44,6 @@ pub use command::Command;
 pub use error::{ArgError, ArgProblem, CommandError};
 pub use plan::{register_plan_commands, HasPlan};
 pub use registry::{CommandHandler, Registry, RunReport};
+pub use schema::{answer_schema, command_schema, ANSWER_SCHEMA_NAME};
 pub use spec::{CommandSpec, Param, ParamType};
 pub(crate) use suggest::closest;

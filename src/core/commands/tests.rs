@@ -402,3 +402,48 @@ fn render_block_writes_the_list_as_the_model_would() {
         ```"#]]
     .assert_eq(&block);
 }
+
+mod schema {
+    use expect_test::expect;
+    use serde_json::json;
+
+    use crate::core::commands::{answer_schema, command_schema, CommandSpec, Param, ParamType};
+
+    /// Each parameter kind as the schema states it: types, lists, choices,
+    /// the required ones, and nothing undeclared.
+    #[test]
+    fn a_command_s_arguments() {
+        let spec = CommandSpec::new("Tool.run", "Runs it.")
+            .param(Param::new("path", ParamType::Str))
+            .param(Param::new("times", ParamType::Int).with_default(json!(1)))
+            .param(Param::new("ratio", ParamType::Float).optional())
+            .param(Param::new("dry", ParamType::Bool).optional())
+            .param(Param::new("tags", ParamType::StrList).one_of(vec![json!("a"), json!("b")]))
+            .param(Param::new("level", ParamType::Str).one_of(vec![json!("low"), json!("high")]))
+            .param(Param::new("extra", ParamType::Json).optional());
+        expect![[r#"{"type":"object","properties":{"command_name":{"const":"Tool.run"},"args":{"type":"object","properties":{"path":{"type":"string"},"times":{"type":"integer"},"ratio":{"type":"number"},"dry":{"type":"boolean"},"tags":{"items":{"enum":["a","b"],"type":"string"},"type":"array"},"level":{"enum":["low","high"],"type":"string"},"extra":{}},"required":["path","tags","level"],"additionalProperties":false}},"required":["command_name","args"],"additionalProperties":false}"#]]
+        .assert_eq(&command_schema(&spec).text());
+    }
+
+    /// The answer: a thought, then at least one command among those given,
+    /// in their order.
+    #[test]
+    fn an_answer() {
+        let specs = [CommandSpec::new("end", "Ends."), CommandSpec::new("Plan.finish_current_task", "Done.")];
+        let schema = answer_schema(&specs).to_value();
+        assert_eq!(schema["required"], json!(["thought", "commands"]));
+        assert_eq!(schema["properties"]["thought"], json!({"type": "string", "maxLength": 500}));
+        assert_eq!(schema["properties"]["commands"]["minItems"], 1);
+        assert_eq!(schema["properties"]["commands"]["maxItems"], 8);
+        // Written in the order the model should write: the thought first.
+        assert!(answer_schema(&specs).text().starts_with(r#"{"type":"object","properties":{"thought":"#));
+        let names: Vec<&str> = schema["properties"]["commands"]["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["properties"]["command_name"]["const"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["end", "Plan.finish_current_task"]);
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}

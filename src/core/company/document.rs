@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::core::action::{ActionContext, ActionOutput};
 use crate::core::action_node::{ActionNode, FillError, Filled};
-use crate::core::llm::ChatMessage;
+use crate::core::llm::{ChatMessage, ResponseSchema};
 use crate::core::message::MessageRef;
 use crate::core::role_error::RoleError;
 
@@ -61,7 +61,9 @@ pub(crate) async fn fill(
     node: &ActionNode,
     context: &str,
 ) -> Result<Filled, RoleError> {
-    let llm = cx.llm;
+    let schema = ResponseSchema { name: node.schema_name(), schema: node.json_schema() };
+    let gate = cx.llm.clone().with_schema(std::sync::Arc::new(schema));
+    let llm = &gate;
     let prefix = cx.prefix;
     let filled = node
         .fill(context, "", FILL_ATTEMPTS, |messages| {

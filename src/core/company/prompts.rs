@@ -10,22 +10,22 @@
 /// The context of the PRD: `{{requirement}}`.
 pub(crate) const WRITE_PRD: &str = include_str!("prompts/write_prd.md");
 /// The context of the design: `{{prd}}`.
-pub(crate) const WRITE_DESIGN: &str = include_str!("prompts/write_design.md");
+pub(crate) const WRITE_DESIGN: &str = concat!(include_str!("prompts/write_design.md"), include_str!("../sandbox/what_runs.md"));
 /// The context of the task list: `{{design}}`.
 pub(crate) const WRITE_TASKS: &str = include_str!("prompts/write_tasks.md");
 /// One file of code: `{{design}}`, `{{tasks}}`, `{{code_so_far}}`, `{{path}}`, `{{language}}`.
-pub(crate) const WRITE_CODE: &str = include_str!("prompts/write_code.md");
+pub(crate) const WRITE_CODE: &str = concat!(include_str!("prompts/write_code.md"), include_str!("../sandbox/what_runs.md"));
 /// The refined PRD's context (incremental development): `{{legacy}}`, `{{requirement}}`.
 pub(crate) const REFINE_PRD: &str = include_str!("prompts/refine_prd.md");
 /// The refined design's context: `{{legacy}}`, `{{prd}}`.
-pub(crate) const REFINE_DESIGN: &str = include_str!("prompts/refine_design.md");
+pub(crate) const REFINE_DESIGN: &str = concat!(include_str!("prompts/refine_design.md"), include_str!("../sandbox/what_runs.md"));
 /// The refined task list's context: `{{legacy}}`, `{{design}}`.
 pub(crate) const REFINE_TASKS: &str = include_str!("prompts/refine_tasks.md");
 /// One file rewritten for a change: `{{design}}`, `{{tasks}}`, `{{legacy_code}}`,
 /// `{{path}}`, `{{change}}`, `{{current}}`, `{{language}}`.
-pub(crate) const REFINE_CODE: &str = include_str!("prompts/refine_code.md");
+pub(crate) const REFINE_CODE: &str = concat!(include_str!("prompts/refine_code.md"), include_str!("../sandbox/what_runs.md"));
 /// One test file: `{{design}}`, `{{path}}`, `{{code}}`, `{{test_path}}`, `{{language}}`, `{{files}}`.
-pub(crate) const WRITE_TEST: &str = include_str!("prompts/write_test.md");
+pub(crate) const WRITE_TEST: &str = concat!(include_str!("prompts/write_test.md"), include_str!("../sandbox/what_runs.md"));
 
 /// `template` with every `{{name}}` replaced by its value, in one pass: a
 /// value that itself contains `{{...}}` (code often does) is left as it is.

@@ -124,8 +124,8 @@ pub(super) fn is_test_file(path: &str) -> bool {
 fn framework(path: &str) -> &'static str {
     match fence_language(path) {
         "javascript" | "typescript" | "jsx" | "tsx" => {
-            "Use Node's built-in test runner (`node:test`) and `node:assert/strict`; no other package. \
-The tests run under Node, with no browser: test the logic, and stub only what the code needs from the page to load."
+            "Use `test(name, fn)` with `assert` / `expect` (imports from `node:test`, `node:assert/strict` or `vitest` work too). \
+The tests run in a browser worker with no page: test the logic, and stub only what the code needs from the page to load."
         }
         "python" => "Use `unittest` from the standard library; no other package.",
         _ => "Use the standard test tools of the language; no other package.",

@@ -3,7 +3,9 @@
 //! (MetaGPT's experience pool and retriever, without the vector store).
 //!
 //! Matching is BM25 over the request texts (`bm25.rs`), ties going to the
-//! most recent; the pool is bounded and keeps the most recent entries.
+//! most recent, among the experiences of the same kind of role only (an
+//! engineer is never shown the team leader's commands, which are not his
+//! to run); the pool is bounded and keeps the most recent entries.
 //! Deciding what counts as "worked" and when to record is the role's job;
 //! nothing here calls a model or reads a clock (recency is insertion
 //! order).
@@ -32,11 +34,21 @@ pub struct Experience {
     pub commands: String,
     /// How it went, in a few words.
     pub outcome: String,
+    /// The kind of role that handled it (`RoleSpec::kind`: "TeamLeader",
+    /// "Engineer2"); its examples go to that kind only. Empty in pools
+    /// saved before roles were kept: those match no role.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub role: String,
 }
 
 impl Experience {
     pub fn new(request: impl Into<String>, commands: impl Into<String>, outcome: impl Into<String>) -> Self {
-        Self { request: request.into(), commands: commands.into(), outcome: outcome.into() }
+        Self { request: request.into(), commands: commands.into(), outcome: outcome.into(), role: String::new() }
+    }
+
+    /// This experience, as had by a role of `kind`.
+    pub fn of_role(self, kind: impl Into<String>) -> Self {
+        Self { role: kind.into(), ..self }
     }
 }
 
@@ -67,13 +79,15 @@ impl ExperiencePool {
         }
     }
 
-    /// The experience whose request is closest to `request` by BM25,
-    /// if its score is positive and at least `min_score`; among equal
-    /// scores the most recent.
-    pub fn best_match(&self, request: &str, min_score: f64) -> Option<&Experience> {
-        let scores = bm25::scores(request, self.entries.iter().map(|e| e.request.as_str()));
+    /// Among the experiences of roles of `kind`, the one whose request is
+    /// closest to `request` by BM25, if its score is positive and at least
+    /// `min_score`; among equal scores the most recent. None when no role
+    /// of that kind has any.
+    pub fn best_match(&self, kind: &str, request: &str, min_score: f64) -> Option<&Experience> {
+        let same_role: Vec<&Experience> = self.entries.iter().filter(|e| !kind.is_empty() && e.role == kind).collect();
+        let scores = bm25::scores(request, same_role.iter().map(|e| e.request.as_str()));
         let mut best: Option<(f64, &Experience)> = None;
-        for (score, experience) in scores.into_iter().zip(&self.entries) {
+        for (score, experience) in scores.into_iter().zip(same_role) {
             // `>=`: later entries are more recent and win ties.
             if best.is_none_or(|(top, _)| score >= top) {
                 best = Some((score, experience));

@@ -10,10 +10,13 @@ use super::{render_example, Experience, ExperiencePool};
 fn pool(requests: &[&str]) -> ExperiencePool {
     let mut pool = ExperiencePool::default();
     for (i, request) in requests.iter().enumerate() {
-        pool.add(Experience::new(*request, format!("[{i}]"), "ok"));
+        pool.add(Experience::new(*request, format!("[{i}]"), "ok").of_role(ROLE));
     }
     pool
 }
+
+/// The kind of role the pools of these tests are about.
+const ROLE: &str = "Engineer2";
 
 const REQUESTS: &[&str] = &[
     "Write a 2048 game in Python with a command line interface",
@@ -23,7 +26,7 @@ const REQUESTS: &[&str] = &[
 
 /// The request of the best match for `query`, or "-".
 fn best(pool: &ExperiencePool, query: &str, min_score: f64) -> String {
-    pool.best_match(query, min_score).map_or("-".to_owned(), |e| e.commands.clone())
+    pool.best_match(ROLE, query, min_score).map_or("-".to_owned(), |e| e.commands.clone())
 }
 
 #[test]
@@ -85,7 +88,7 @@ fn ties_go_to_the_most_recent_and_min_score_filters() {
 fn the_pool_keeps_the_most_recent() {
     let mut pool = ExperiencePool::with_capacity(3);
     for i in 0..5 {
-        pool.add(Experience::new(format!("request {i}"), format!("[{i}]"), ""));
+        pool.add(Experience::new(format!("request {i}"), format!("[{i}]"), "").of_role(ROLE));
     }
     let kept: Vec<&str> = pool.iter().map(|e| e.commands.as_str()).collect();
     assert_eq!(kept, ["[2]", "[3]", "[4]"]);
@@ -99,6 +102,34 @@ fn the_pool_keeps_the_most_recent() {
     }
     assert_eq!(big.len(), 200);
     assert_eq!(big.iter().next().map(|e| e.request.as_str()), Some("r50"));
+}
+
+/// Issue #32, item 11: the recorded prompts showed the engineer given the
+/// team leader's `TeamLeader.publish_team_message` commands as his past
+/// experience. Examples come from the same kind of role, or none.
+#[test]
+fn examples_come_from_the_same_role_only() {
+    let mut pool = ExperiencePool::default();
+    let lead = r#"[{"command_name":"TeamLeader.publish_team_message","args":{"send_to":"Alex"}}]"#;
+    pool.add(Experience::new("make a 2048 game", lead, "ended").of_role("TeamLeader"));
+    let check = |pool: &ExperiencePool, kind: &str, want: Option<&str>| {
+        let got = pool.best_match(kind, "make a 2048 game in html", 0.0).map(|e| e.commands.as_str());
+        assert_eq!(got, want, "as {kind:?}");
+    };
+    check(&pool, "TeamLeader", Some(lead));
+    check(&pool, "Engineer2", None);
+    check(&pool, "", None);
+    // The engineer's own, once he has one, even when the leader's is closer.
+    pool.add(Experience::new("write a game", r#"[{"command_name":"Editor.write"}]"#, "ended").of_role("Engineer2"));
+    check(&pool, "Engineer2", Some(r#"[{"command_name":"Editor.write"}]"#));
+    check(&pool, "TeamLeader", Some(lead));
+    // An experience saved before roles were kept matches no role.
+    let old: Experience = serde_json::from_str(r#"{"request":"make a 2048 game","commands":"[]","outcome":""}"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(old.role, "");
+    let mut legacy = ExperiencePool::default();
+    legacy.add(old);
+    check(&legacy, "TeamLeader", None);
 }
 
 #[test]

@@ -15,6 +15,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::codec::{Codec, StreamDecoder};
 use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
 use super::framing::{EventDecoder, EventStream};
@@ -30,6 +31,24 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// Anthropic requires the first turn to be the user's and rejects empty
 /// turns; this stands in when the conversation opens otherwise.
 pub const FILLER_USER_TURN: &str = "Continue.";
+
+/// The Anthropic messages protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anthropic;
+
+impl Codec for Anthropic {
+    fn name(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn build_request(&self, base_url: &str, api_key: Option<&str>, request: &ChatRequest) -> HttpRequest {
+        build_request(base_url, api_key, request, true)
+    }
+
+    fn decoder(&self, request: &ChatRequest) -> Box<dyn StreamDecoder> {
+        Box::new(AnthropicStream::for_request(request))
+    }
+}
 
 /// Build `POST {base_url}/v1/messages` (a base that already ends in `/v1` is
 /// accepted too). System messages are hoisted into the top-level `system`

@@ -1,12 +1,13 @@
 //! The framing every streaming codec shares: SSE events in, stream events
 //! out, nothing after the end, and "the bytes ended before the provider said
-//! it was done" reported as truncation with the text so far.
+//! it was done" reported as truncation with the text so far (unless the
+//! protocol's answer ends with its body, see [`EventDecoder::at_end`]).
 //!
 //! A codec supplies only what its events mean ([`EventDecoder`]); it does
 //! not repeat the loop, the end-of-stream rule or the truncation rule.
 
 use super::sse::{SseDecoder, SseEvent};
-use super::{ChatRequest, LlmError, StreamEvent};
+use super::{ChatRequest, Completion, LlmError, StreamEvent};
 
 /// What one protocol's events mean.
 pub trait EventDecoder {
@@ -16,6 +17,18 @@ pub trait EventDecoder {
 
     /// The text received so far (kept in a truncation error).
     fn partial_text(self) -> String;
+
+    /// The bytes ended before any event ended the stream. For protocols
+    /// with an end marker (OpenAI's `[DONE]`, Anthropic's `message_stop`)
+    /// that is truncation, the default; a protocol whose answer ends with
+    /// the body (Gemini) says `Done` here when the provider said why it
+    /// stopped.
+    fn at_end(self) -> Result<Completion, LlmError>
+    where
+        Self: Sized,
+    {
+        Err(LlmError::Truncated { partial_text: self.partial_text() })
+    }
 
     /// A decoder for an answer to a prompt of `prompt_chars` characters
     /// (the token estimate when the server reports no usage); `model` is
@@ -66,13 +79,15 @@ impl<D: EventDecoder> EventStream<D> {
         out
     }
 
-    /// The end of the bytes. `Ok` if the stream already ended (with `Done`
-    /// or an error); otherwise it was cut short and the answer is truncated.
-    pub fn finish(self) -> Result<(), LlmError> {
+    /// The end of the bytes. `Ok(None)` if the stream already ended (with
+    /// `Done` or an error); otherwise what the decoder makes of the end
+    /// (see [`EventDecoder::at_end`]): truncation, or for a protocol with
+    /// no end marker, the finished answer.
+    pub fn finish(self) -> Result<Option<Completion>, LlmError> {
         if self.over {
-            Ok(())
+            Ok(None)
         } else {
-            Err(LlmError::Truncated { partial_text: self.decoder.partial_text() })
+            self.decoder.at_end().map(Some)
         }
     }
 }

@@ -1,27 +1,12 @@
-//! The HTTP shapes the provider codecs speak: a request a codec builds, the
-//! head of the response the transport got back, and which wire protocol a
-//! provider uses.
+//! The HTTP shapes the provider codecs speak: a request a codec builds and
+//! the head of the response the transport got back.
 //!
 //! This file moves no bytes. The browser transport (`web::fetch`) sends an
 //! [`HttpRequest`] and reports an [`HttpResponseHead`]; the codecs
-//! (`openai`, `anthropic`) are the only ones that know what goes in a body.
+//! (`openai`, `anthropic`, `gemini`, each a `codec::Codec`) are the only
+//! ones that know what goes in a body.
 
 use std::fmt;
-
-use serde::{Deserialize, Serialize};
-
-/// The wire protocol of a provider. Every OpenAI-compatible server (Ollama,
-/// LM Studio, OpenRouter, Groq, DeepSeek, Gemini's compatibility endpoint,
-/// LiteLLM) speaks `OpenAi`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Protocol {
-    /// OpenAI chat completions (`POST {base}/chat/completions`).
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// Anthropic messages (`POST {base}/v1/messages`).
-    #[serde(rename = "anthropic")]
-    Anthropic,
-}
 
 /// An HTTP method. The codecs only ever need these two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,16 +33,6 @@ pub struct HttpRequest {
 pub struct HttpResponseHead {
     pub status: u16,
     pub headers: Vec<(String, String)>,
-}
-
-impl Protocol {
-    /// A short name for messages and settings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::OpenAi => "openai",
-            Protocol::Anthropic => "anthropic",
-        }
-    }
 }
 
 impl Method {

@@ -2,13 +2,16 @@
 //!
 //! The core never speaks a provider's wire format. It builds a [`ChatRequest`]
 //! and consumes a stream of [`StreamEvent`]s through the [`Llm`] trait. The
-//! provider codecs (`openai`, `anthropic`) translate; the transport that moves
+//! provider codecs (`openai`, `anthropic`, `gemini`: each a [`codec::Codec`])
+//! translate; the transport that moves
 //! bytes lives outside the core (the browser's `fetch` in `web::fetch`).
 //! This module does no IO and knows no clock.
 
 pub mod anthropic;
 pub mod client;
+pub mod codec;
 pub mod framing;
+pub mod gemini;
 pub mod http;
 pub mod openai;
 pub mod presets;
@@ -69,11 +72,28 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Ask for a JSON object answer where the protocol supports it.
     pub json_mode: bool,
+    /// The JSON schema the answer must follow, for providers that
+    /// constrain decoding to it (`response_format` `json_schema`, a
+    /// grammar in the tab). A hint: a provider that cannot use it drops it
+    /// and the answer is read the same way. Not saved: it is rebuilt from
+    /// the command registry on every call.
+    #[serde(skip)]
+    pub response_schema: Option<Arc<ResponseSchema>>,
+}
+
+/// A named JSON schema for an answer (the RoleZero command list, an
+/// ActionNode's fields), built by the core from its own types.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResponseSchema {
+    /// `^[a-zA-Z0-9_-]{1,64}$`, as OpenAI asks of `json_schema.name`.
+    pub name: String,
+    /// Keys in the order the model should write them.
+    pub schema: super::ordered_json::OrderedJson,
 }
 
 impl ChatRequest {
     pub fn new(model: impl Into<SharedStr>, messages: Vec<ChatMessage>) -> Self {
-        Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false }
+        Self { model: model.into(), messages, max_tokens: None, temperature: None, json_mode: false, response_schema: None }
     }
 
     /// Every character of the prompt, for estimates when a provider reports no usage.
@@ -203,6 +223,12 @@ pub enum LlmError {
     BadRequest { message: String },
     #[error("The provider is busy or down (HTTP {status}); Resume when you want to try again.")]
     ProviderDown { status: u16, message: String },
+    /// The provider answered the same server error twice in a row (an HTTP
+    /// 500 with the same message): a fault that waiting is unlikely to
+    /// mend, so the call stops and says so rather than retrying for
+    /// minutes (see `retry::is_persistent`).
+    #[error("The provider failed twice in a row with the same error (HTTP {status}).{} Waiting is unlikely to help: check the provider's status page, or choose another model in Settings, then Resume.", said(message))]
+    ServerFault { status: u16, message: String },
     /// Nothing got through; `hint` says why that may be and how to fix it.
     #[error("{hint} Then Resume.")]
     Blocked { hint: String },

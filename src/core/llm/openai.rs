@@ -15,11 +15,33 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::codec::{Codec, StreamDecoder};
 use super::http::{join_url, HttpRequest, Method};
 use super::retry::{error_from_event_data, error_from_payload};
 use super::framing::{EventDecoder, EventStream};
 use super::sse::SseEvent;
+use crate::core::ordered_json::OrderedJson;
 use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
+
+/// The OpenAI chat-completions protocol, spoken by every OpenAI-compatible
+/// server (Ollama, LM Studio, OpenRouter, Groq, DeepSeek, Gemini's
+/// compatibility endpoint, LiteLLM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenAi;
+
+impl Codec for OpenAi {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn build_request(&self, base_url: &str, api_key: Option<&str>, request: &ChatRequest) -> HttpRequest {
+        build_request(base_url, api_key, request, true)
+    }
+
+    fn decoder(&self, request: &ChatRequest) -> Box<dyn StreamDecoder> {
+        Box::new(OpenAiStream::for_request(request))
+    }
+}
 
 /// Build `POST {base_url}/chat/completions`. A missing or blank key sends no
 /// `Authorization` header (local servers need none).
@@ -35,7 +57,14 @@ pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatReques
         stream_options: stream.then_some(StreamOptions { include_usage: true }),
         max_tokens: request.max_tokens,
         temperature: request.temperature,
-        response_format: request.json_mode.then_some(ResponseFormat { kind: "json_object" }),
+        response_format: match (&request.response_schema, request.json_mode) {
+            (Some(schema), _) => Some(ResponseFormat {
+                kind: "json_schema",
+                json_schema: Some(JsonSchema { name: &schema.name, schema: &schema.schema, strict: false }),
+            }),
+            (None, true) => Some(ResponseFormat { kind: "json_object", json_schema: None }),
+            (None, false) => None,
+        },
     };
     let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
     if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
@@ -251,7 +280,7 @@ struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    response_format: Option<ResponseFormat>,
+    response_format: Option<ResponseFormat<'a>>,
 }
 
 #[derive(Serialize)]
@@ -266,9 +295,22 @@ struct StreamOptions {
 }
 
 #[derive(Serialize)]
-struct ResponseFormat {
+struct ResponseFormat<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    json_schema: Option<JsonSchema<'a>>,
+}
+
+/// OpenAI's `json_schema` format. Not `strict`: strict mode refuses
+/// optional properties and open `args`, which the command schema has;
+/// servers that constrain (llama.cpp, Ollama, LM Studio, vLLM) follow the
+/// schema either way.
+#[derive(Serialize)]
+struct JsonSchema<'a> {
+    name: &'a str,
+    schema: &'a OrderedJson,
+    strict: bool,
 }
 
 #[cfg(test)]

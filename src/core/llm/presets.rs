@@ -4,9 +4,12 @@
 //!
 //! Presets are plain data. They deliberately hold no keys, no prices (the
 //! cost ledger owns those) and no per-provider code: every preset is served
-//! by one of the two codecs.
+//! by one of the codecs (`codec::Codec`), named in its row.
 
-use super::http::Protocol;
+use super::anthropic::Anthropic;
+use super::codec::Codec;
+use super::gemini::Gemini;
+use super::openai::OpenAi;
 
 /// One provider choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,7 +18,8 @@ pub struct Preset {
     pub id: &'static str,
     /// What the user sees.
     pub label: &'static str,
-    pub protocol: Protocol,
+    /// The codec of its wire protocol.
+    pub protocol: &'static dyn Codec,
     /// The base URL the codec appends its path to; empty for "custom".
     pub base_url: &'static str,
     /// A model to start with; empty when only the user can know it.
@@ -24,6 +28,9 @@ pub struct Preset {
     pub needs_key: bool,
     /// What usually makes the browser block this provider, and the fix.
     pub cors_hint: &'static str,
+    /// It constrains answers to a JSON schema sent as `response_format`
+    /// (`json_schema`). Off when unknown: such answers take the repair path.
+    pub structured_output: bool,
 }
 
 /// Every preset, in the order Settings lists them.
@@ -31,92 +38,134 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openai",
         label: "OpenAI",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.openai.com/v1",
         default_model: "gpt-4o-mini",
         needs_key: true,
         cors_hint: "OpenAI accepts calls from web pages; a block usually means an ad blocker, a browser extension or a company proxy.",
+        structured_output: true,
     },
     Preset {
         id: "anthropic",
         label: "Anthropic",
-        protocol: Protocol::Anthropic,
+        protocol: &Anthropic,
         base_url: "https://api.anthropic.com",
         default_model: "claude-3-5-haiku-20241022",
         needs_key: true,
         cors_hint: "Anthropic allows calls from web pages that opt in, which tabteam does; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: false,
     },
     Preset {
         id: "openrouter",
         label: "OpenRouter",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://openrouter.ai/api/v1",
         default_model: "openai/gpt-4o-mini",
         needs_key: true,
         cors_hint: "OpenRouter accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: true,
     },
     Preset {
         id: "groq",
         label: "Groq",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.groq.com/openai/v1",
         default_model: "llama-3.3-70b-versatile",
         needs_key: true,
         cors_hint: "Groq accepts calls from web pages; a block usually means an ad blocker, an extension or a company proxy.",
+        structured_output: false,
     },
     Preset {
         id: "deepseek",
         label: "DeepSeek",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://api.deepseek.com",
         default_model: "deepseek-chat",
         needs_key: true,
         cors_hint: "DeepSeek should accept calls from web pages; if it does not, use it through OpenRouter or a LiteLLM proxy.",
+        structured_output: false,
+    },
+    Preset {
+        id: "google",
+        label: "Google Gemini",
+        protocol: &Gemini,
+        base_url: "https://generativelanguage.googleapis.com/v1beta",
+        default_model: "gemini-2.5-flash",
+        needs_key: true,
+        cors_hint: "Google's Gemini API accepts calls from web pages with a key from Google AI Studio; a block usually means an ad blocker, an extension or a company proxy.",
+        // Gemini's own `responseSchema` takes an OpenAPI subset, not JSON
+        // Schema; not wired yet, so its answers take the repair path.
+        structured_output: false,
     },
     Preset {
         id: "gemini",
         label: "Google Gemini (OpenAI-compatible)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
         default_model: "gemini-2.0-flash",
         needs_key: true,
         cors_hint: "Gemini's compatibility endpoint has refused some web pages; if it is blocked, use Gemini through OpenRouter or a LiteLLM proxy.",
+        structured_output: false,
     },
     Preset {
         id: "ollama",
         label: "Ollama (local)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:11434/v1",
         default_model: "llama3.2",
         needs_key: false,
         cors_hint: "Ollama only answers web pages it knows: start it with OLLAMA_ORIGINS set to this site's origin, and check that it is running.",
+        structured_output: true,
     },
     Preset {
         id: "lmstudio",
         label: "LM Studio (local)",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:1234/v1",
         default_model: "",
         needs_key: false,
         cors_hint: "LM Studio's server has CORS off by default: start it with `lms server start --cors`, or turn on \"Enable CORS\" in its server settings.",
+        structured_output: true,
+    },
+    Preset {
+        id: "llamacpp",
+        label: "llama.cpp server (local)",
+        protocol: &OpenAi,
+        base_url: "http://localhost:8080/v1",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "llama-server answers web pages by default; check that it is running and listening on this address.",
+        structured_output: true,
+    },
+    Preset {
+        id: "vllm",
+        label: "vLLM (local)",
+        protocol: &OpenAi,
+        base_url: "http://localhost:8000/v1",
+        default_model: "",
+        needs_key: false,
+        cors_hint: "vLLM's server must allow this site's origin: start it with --allowed-origins set to it, and check that it is running.",
+        structured_output: true,
     },
     Preset {
         id: "litellm",
         label: "LiteLLM proxy",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "http://localhost:4000",
         default_model: "",
         needs_key: false,
         cors_hint: "The proxy must allow this site's origin in its CORS settings; check that it is running.",
+        structured_output: false,
     },
     Preset {
         id: "custom",
         label: "Custom OpenAI-compatible URL",
-        protocol: Protocol::OpenAi,
+        protocol: &OpenAi,
         base_url: "",
         default_model: "",
         needs_key: false,
         cors_hint: "The server must send CORS headers that allow this site's origin and the Authorization and Content-Type request headers.",
+        structured_output: false,
     },
 ];
 

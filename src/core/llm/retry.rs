@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::http::{HttpResponseHead, Protocol};
+use super::http::HttpResponseHead;
 use super::LlmError;
 
 /// How many times, and after which pauses, a failed call is tried again.
@@ -107,6 +107,21 @@ impl RetryPolicy {
     }
 }
 
+/// Whether `current` repeats `previous` as a fault that waiting will not
+/// mend: an HTTP 500 ("internal error") with the same message as the try
+/// before. The other busy statuses (429, 502, 503, 504, 529) say
+/// "overloaded" or "try later" by their nature and keep their retries; a
+/// 500 whose message changes may still be passing trouble.
+pub fn is_persistent(previous: Option<&LlmError>, current: &LlmError) -> bool {
+    match (previous, current) {
+        (
+            Some(LlmError::ProviderDown { status: 500, message: before }),
+            LlmError::ProviderDown { status: 500, message: now },
+        ) => before == now,
+        _ => false,
+    }
+}
+
 /// Statuses that mean the provider is busy or down rather than that the
 /// request is wrong: a rate limit (429), a server error or overload (5xx,
 /// Anthropic's 529).
@@ -141,8 +156,9 @@ pub fn server_delay_ms(head: &HttpResponseHead, now_ms: Option<u64>) -> Option<f
     Some(date_ms as f64 - now_ms as f64)
 }
 
-/// The typed error for a response that was not a success.
-pub fn error_from_response(protocol: Protocol, status: u16, head: &HttpResponseHead, body: &str) -> LlmError {
+/// The typed error for a response that was not a success; `protocol` names
+/// the codec (for the message when nothing else is known).
+pub fn error_from_response(protocol: &str, status: u16, head: &HttpResponseHead, body: &str) -> LlmError {
     let detail = ErrorDetail::from_body(body);
     let retry_after_ms =
         server_delay_ms(head, None).filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| ms.ceil() as u64);
@@ -154,7 +170,7 @@ pub fn error_from_response(protocol: Protocol, status: u16, head: &HttpResponseH
         .unwrap_or_else(|| LlmError::Protocol {
             message: format!(
                 "unexpected HTTP status {status} from the {} endpoint: {}",
-                protocol.as_str(),
+                protocol,
                 detail.message
             ),
         })
@@ -473,7 +489,7 @@ mod tests {
     fn a_prompt_too_long_for_the_window_is_its_own_kind() {
         let kind = |status: u16, body: &str| {
             let head = HttpResponseHead::new(status, vec![]);
-            match error_from_response(Protocol::OpenAi, status, &head, body) {
+            match error_from_response("openai", status, &head, body) {
                 LlmError::ContextTooLong { .. } => "too long",
                 LlmError::RateLimited { .. } => "rate limited",
                 LlmError::BadRequest { .. } => "bad request",
@@ -495,7 +511,7 @@ mod tests {
         assert_eq!(kind(400, r#"{"error":{"message":"temperature must be at most 2","type":"invalid_request_error"}}"#), "bad request");
         // The operator's advice never reaches the person.
         let head = HttpResponseHead::new(400, vec![]);
-        let text = error_from_response(Protocol::OpenAi, 400, &head, litellm).to_string();
+        let text = error_from_response("openai", 400, &head, litellm).to_string();
         assert!(!text.contains("context_window_fallback") && text.contains("too long for this model"), "{text}");
     }
 

@@ -31,7 +31,7 @@ pub const QA: &str = "Edward";
 /// it (the widget, built without the `sandbox` feature: no `Sandbox.*`
 /// commands, so the instruction does not name them).
 #[cfg(feature = "sandbox")]
-const QA_INSTRUCTION: &str = include_str!("prompts/edward.md");
+const QA_INSTRUCTION: &str = concat!(include_str!("prompts/edward.md"), include_str!("../sandbox/what_runs.md"));
 #[cfg(not(feature = "sandbox"))]
 const QA_INSTRUCTION: &str = include_str!("prompts/edward_no_sandbox.md");
 
@@ -62,7 +62,7 @@ pub const MEMBERS: &[Member] = &[
         name: "Bob",
         profile: "Architect",
         goal: "design a small, sound system that meets the requirements",
-        instruction: include_str!("prompts/bob.md"),
+        instruction: concat!(include_str!("prompts/bob.md"), include_str!("../sandbox/what_runs.md")),
     },
     Member {
         name: "Eve",
@@ -74,7 +74,7 @@ pub const MEMBERS: &[Member] = &[
         name: "Alex",
         profile: "Engineer",
         goal: "write complete, working code for every file of the task list",
-        instruction: include_str!("prompts/alex.md"),
+        instruction: concat!(include_str!("prompts/alex.md"), include_str!("../sandbox/what_runs.md")),
     },
     Member {
         name: "Edward",

@@ -34,6 +34,9 @@ pub struct ZeroCx {
     pub sandbox: Rc<dyn Sandbox>,
     /// Test failure reports already sent to a member this session.
     pub reports_sent: usize,
+    /// Errors a command reported while it succeeded as a command (a test
+    /// run with failures): the loop compares them between attempts.
+    pub errors: Vec<String>,
 }
 
 impl HasSandbox for ZeroCx {
@@ -47,6 +50,10 @@ impl HasSandbox for ZeroCx {
 
     fn send(&mut self, to: &str, content: String) {
         self.outbox.push((content, vec![to.to_owned()]));
+    }
+
+    fn note_error(&mut self, text: String) {
+        self.errors.push(text);
     }
 }
 

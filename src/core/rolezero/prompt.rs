@@ -4,14 +4,14 @@
 //!
 //! Builds text only; when each is sent is the loop's business (`zero.rs`).
 
-use crate::core::experience::render_example;
+use crate::core::experience::{render_example, ExperiencePool};
 use crate::core::llm::ChatMessage;
-use crate::core::message::{MsgRole, USER_REQUIREMENT};
+use crate::core::message::USER_REQUIREMENT;
 use crate::core::plan::TASK_TYPES;
 use crate::core::role::Role;
 use crate::core::world::World;
 
-use super::zero::{RoleZero, SHOWN_ONLY};
+use super::zero::RoleZero;
 
 const SYSTEM: &str = include_str!("prompts/system.md");
 pub(super) const COMMAND: &str = include_str!("prompts/command.md");
@@ -37,8 +37,8 @@ impl RoleZero {
             .replace("{instruction}", self.config.instruction.trim())
     }
 
-    /// The past experience closest to the latest user requirement, as an
-    /// example; it changes as experiences are recorded, so it goes in the
+    /// The past experience of this kind of role closest to the latest user
+    /// requirement, as an example; it changes as experiences are recorded, so it goes in the
     /// last turn, not the system prompt.
     pub(super) fn example(&self, role: &Role, world: &World) -> String {
         let request = role
@@ -50,8 +50,15 @@ impl RoleZero {
             .find(|m| m.cause_by.as_str() == USER_REQUIREMENT)
             .map(|m| m.content.clone())
             .unwrap_or_default();
+        // Chosen once per request: experiences this same request recorded
+        // (each member's `end` adds one) are left out, so the example, and
+        // the cached prefix before it, stay the same for the whole request.
         let experience = world.experience.borrow();
-        experience.best_match(&request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
+        let mut earlier = ExperiencePool::with_capacity(experience.len());
+        for e in experience.iter().filter(|e| e.request != request) {
+            earlier.add(e.clone());
+        }
+        earlier.best_match(&role.spec.kind, &request, MIN_EXPERIENCE_SCORE).map(render_example).unwrap_or_else(|| "(none yet)".to_string())
     }
 
     /// The role's commands, then the host page's tools (if any) numbered
@@ -67,27 +74,6 @@ impl RoleZero {
     pub(super) fn prefix(&self, role: &Role, world: &World) -> String {
         role.prefix(&world.env_desc, &world.post.borrow().role_names())
     }
-
-    /// The last `memory_k` messages as chat turns: this role's own words as
-    /// the assistant, everyone else's as the user, with who said it.
-    pub(super) fn history(&self, role: &Role) -> Vec<ChatMessage> {
-        role.state
-            .memory
-            .get(self.config.memory_k)
-            .iter()
-            .filter(|m| m.cause_by.as_str() != SHOWN_ONLY)
-            .map(|m| {
-                if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
-                    ChatMessage::assistant(m.content.clone())
-                } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
-                    ChatMessage::user(m.content.clone())
-                } else {
-                    ChatMessage::user(format!("[Message] from {}: {}", m.sent_from, m.content))
-                }
-            })
-            .collect()
-    }
-
 }
 
 /// The hook for the host page's readable context: its section for the

@@ -15,6 +15,7 @@
 //! ran (commands have effects: a plan change, a file write, a message).
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
@@ -24,19 +25,20 @@ pub use super::config::ZeroConfig;
 pub use super::step::Step;
 use super::commands::register_special_commands;
 use super::prompt::{page_context, with_system, COMMAND, QUICK_RESPONSE, QUICK_THINK, REGENERATE, REPORT_TO_HUMAN, SUMMARY};
-use super::{cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
+use super::{answer_text, cut_after_exclusive, parse_commands, parse_quick_think, repair_prompt, ParseOutcome};
 use crate::core::commands::host::HOST_PREFIX;
 use crate::core::events::TeamEvent;
-use crate::core::commands::{register_plan_commands, Command, Registry};
+use crate::core::commands::{answer_schema, register_plan_commands, Command, Registry, ANSWER_SCHEMA_NAME};
 use crate::core::experience::Experience;
 use crate::core::files::register_editor_commands;
 use crate::core::human::STOP_ANSWER;
-use crate::core::llm::ChatMessage;
+use crate::core::llm::{ChatMessage, ResponseSchema};
 use crate::core::message::{Message, MessageRef, MsgRole, USER_REQUIREMENT};
 use crate::core::role::{ReactMode, Reactor, Role, RoleSpec};
 use crate::core::role_error::RoleError;
 use crate::core::world::World;
 use crate::core::sandbox::RUN_TESTS;
+use crate::core::digest;
 
 
 /// The `cause_by` of command outputs fed back to the model.
@@ -53,6 +55,30 @@ pub const SHOWN_ONLY: &str = "RoleZero.shown_only";
 /// How the duplicate guard's closing answer opens (it is the role's, not
 /// the model's: the conversation does not show it as an answer).
 pub const REPEAT_NOTE: &str = "I keep giving the same answer; I will stop repeating it.";
+/// The metadata key of a batch's outputs: the digest of its commands and
+/// of the error it met (`NO_ERROR` when none), as `commands-error` in hex.
+pub const ATTEMPT: &str = "attempt";
+const NO_ERROR: &str = "0";
+
+/// A batch's marker for the same-error guard.
+fn attempt_marker(commands: &[Command], error: &str) -> String {
+    let commands = digest::digest(&Command::render_block(commands));
+    if error.trim().is_empty() {
+        format!("{commands:x}-{NO_ERROR}")
+    } else {
+        format!("{commands:x}-{:x}", digest::digest(error.trim()))
+    }
+}
+
+/// The start of an error for the person: its first 160 characters.
+fn excerpt(error: &str) -> String {
+    let flat = error.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(160) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
 /// Answers in a row outside the command format after which the team
 /// pauses with a diagnosis instead of asking the model again.
 pub const OFF_FORMAT_LIMIT: u32 = 4;
@@ -71,6 +97,10 @@ pub struct ZeroProgress {
     /// The model's answers in a row that were not in the command format.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub off_format: u32,
+    /// Errors the running batch's commands reported as results (failing
+    /// tests), for the same-error guard.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -190,10 +220,19 @@ impl Reactor for RoleZero {
                                 outputs.push(format!("Not run because an earlier command failed: {}.", skipped.join(", ")));
                             }
                             let text = outputs.join("\n\n");
-                            self.remember(role, world, &text, MsgRole::User, RUN_COMMAND);
+                            let failure = outputs.iter().rev().find(|o| failed && o.starts_with("Command ") && o.contains(" failed: "));
+                            let error = failure.cloned().into_iter().chain(std::mem::take(&mut p.errors));
+                            let error: Vec<String> = error.collect();
+                            let attempt = attempt_marker(&commands, &error.join("\n"));
+                            let repeated = self.repeats_last_attempt(role, &attempt);
+                            self.remember_attempt(role, world, &text, attempt);
                             p.response = Some(format!("I have finished the task, please mark my task as finished. Outputs: {text}"));
                             p.actions_taken += 1;
                             p.step = Step::Think;
+                            if repeated {
+                                save(role, &p);
+                                return Err(RoleError::SameErrorTwice { role: role.spec.name.to_string(), error: excerpt(&error.join(" ")) });
+                            }
                         }
                     }
                 }
@@ -213,20 +252,25 @@ impl RoleZero {
         if !self.config.quick_think || !is_requirement {
             return Ok(None);
         }
-        let gate = role.gate_for(world);
         let prefix = self.prefix(role, world);
-        let mut history = self.history(role);
+        let system = QUICK_THINK.replace("{role_info}", &prefix);
+        // The longer of the two system prompts sizes the history for both.
+        let response = QUICK_RESPONSE.replace("{role_info}", &prefix);
+        let longest = if response.len() > system.len() { &response } else { &system };
+        let context = page_context(world);
+        let fixed: Vec<ChatMessage> =
+            [ChatMessage::system(longest.as_str())].into_iter().chain(context.clone().map(ChatMessage::user)).collect();
+        let mut history = self.fitted_history(role, world, &fixed).await?;
         // Page context (`commands::host`): changes per call, so it goes last.
-        if let Some(context) = page_context(world) {
+        if let Some(context) = context {
             history.push(ChatMessage::user(context));
         }
-        let system = QUICK_THINK.replace("{role_info}", &prefix);
+        let gate = role.gate_for(world);
         let intent = parse_quick_think(&gate.quietly().ask(with_system(&system, history.clone())).await?);
         if !intent.answers_directly() {
             return Ok(None);
         }
-        let system = QUICK_RESPONSE.replace("{role_info}", &prefix);
-        let answer = gate.ask(with_system(&system, history)).await?;
+        let answer = gate.ask(with_system(&response, history)).await?;
         // A "quick" answer that writes commands was a task after all.
         if answer.contains("command_name") {
             return Ok(None);
@@ -260,11 +304,23 @@ impl RoleZero {
         if let Some(context) = page_context(world) {
             command = format!("{context}\n\n{command}");
         }
-        let mut request = with_system(&system, self.history(role));
-        request.push(ChatMessage::user(command));
-        let gate = role.gate_for(world);
-        let answer = gate.ask(request.clone()).await?;
+        let system = ChatMessage::system(system);
+        let command = ChatMessage::user(command);
+        let history = self.fitted_history(role, world, &[system.clone(), command.clone()]).await?;
+        let mut request = vec![system];
+        request.extend(history);
+        request.push(command);
+        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        let answer = answer_text(gate.ask(request.clone()).await?);
         self.guard_duplicates(role, world, request, answer, p).await
+    }
+
+    /// The JSON schema of an answer: the role's commands, then the host
+    /// page's tools.
+    fn answer_schema(&self, world: &World) -> Arc<ResponseSchema> {
+        let host = world.host.as_ref().map(|host| host.specs()).unwrap_or_default();
+        let schema = answer_schema(self.registry.specs().chain(&host));
+        Arc::new(ResponseSchema { name: ANSWER_SCHEMA_NAME.to_owned(), schema })
     }
 
     /// The same answer again means the model is going in circles: ask once
@@ -317,7 +373,8 @@ impl RoleZero {
         let mut request = request;
         request.push(ChatMessage::assistant(answer));
         request.push(ChatMessage::user(REGENERATE));
-        role.gate_for(world).ask(request).await
+        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        Ok(answer_text(gate.ask(request).await?))
     }
 
     /// The team pauses: the model's answers are not in the format the
@@ -419,6 +476,7 @@ impl RoleZero {
                     team: world.post.borrow().role_names(),
                     sandbox: world.sandbox.clone(),
                     reports_sent: world.post.borrow().history().iter().filter(|m| m.cause_by.as_str() == RUN_TESTS).count(),
+                    errors: Vec::new(),
                 };
                 // A command may wait (the sandbox runs tests): the role is
                 // captured as it stands, for checkpoints others take meanwhile.
@@ -426,6 +484,7 @@ impl RoleZero {
                     checkpoints.capture(role);
                 }
                 let result = self.registry.run_command(&mut cx, command).await.map_err(|e| e.to_string());
+                p.errors.append(&mut cx.errors);
                 for (content, to) in cx.outbox {
                     let message = Message::new(world.new_id(), content)
                         .with_role(MsgRole::Assistant)
@@ -443,8 +502,9 @@ impl RoleZero {
     async fn end(&self, role: &mut Role, world: &World, p: &mut ZeroProgress) -> Result<String, RoleError> {
         let replied = role.state.memory.get(5).iter().any(|m| m.content.contains(REPLY_TO_HUMAN));
         if !replied && self.config.reply_on_end {
-            let mut request = self.history(role);
-            request.push(ChatMessage::user(REPORT_TO_HUMAN.replace("{language}", &self.config.language)));
+            let closing = ChatMessage::user(REPORT_TO_HUMAN.replace("{language}", &self.config.language));
+            let mut request = self.fitted_history(role, world, std::slice::from_ref(&closing)).await?;
+            request.push(closing);
             let reply = role.gate_for(world).ask(request).await?;
             world.human.reply(&role.spec.name, &reply);
             self.remember(role, world, &reply, MsgRole::Assistant, RUN_COMMAND);
@@ -452,12 +512,14 @@ impl RoleZero {
         if let Some(request) = role.state.memory.all().iter().rev().find(|m| m.cause_by.as_str() == USER_REQUIREMENT) {
             let worked = std::mem::take(&mut p.worked);
             if !worked.is_empty() {
-                world.experience.borrow_mut().add(Experience::new(request.content.clone(), Command::render_block(&worked), "ended"));
+                let experience = Experience::new(request.content.clone(), Command::render_block(&worked), "ended");
+                world.experience.borrow_mut().add(experience.of_role(role.spec.kind.clone()));
             }
         }
         let summary = if self.config.use_summary {
-            let mut request = self.history(role);
-            request.push(ChatMessage::user(SUMMARY));
+            let closing = ChatMessage::user(SUMMARY);
+            let mut request = self.fitted_history(role, world, std::slice::from_ref(&closing)).await?;
+            request.push(closing);
             role.gate_for(world).ask(request).await?
         } else {
             String::new()
@@ -467,6 +529,34 @@ impl RoleZero {
         role.set_state(-1);
         Ok(summary)
     }
+    /// Whether this role's previous run of the same commands (by their
+    /// marker's first half) met the same, non-empty, error.
+    fn repeats_last_attempt(&self, role: &Role, attempt: &str) -> bool {
+        let Some((commands, error)) = attempt.split_once('-') else { return false };
+        if error == NO_ERROR {
+            return false;
+        }
+        role.state
+            .memory
+            .all()
+            .iter()
+            .rev()
+            .filter(|m| m.sent_from == role.spec.name && m.cause_by.as_str() == RUN_COMMAND)
+            .filter_map(|m| m.metadata.get(ATTEMPT))
+            .find(|earlier| earlier.split_once('-').is_some_and(|(c, _)| c == commands))
+            .is_some_and(|earlier| earlier == attempt)
+    }
+
+    /// A batch's outputs, kept with the marker of what ran and what failed.
+    fn remember_attempt(&self, role: &mut Role, world: &World, content: &str, attempt: String) {
+        let message = Message::new(world.new_id(), content)
+            .with_role(MsgRole::User)
+            .caused_by(RUN_COMMAND)
+            .from_role(&role.spec.name)
+            .with_meta(ATTEMPT, attempt);
+        role.state.memory.add(Rc::new(message));
+    }
+
     fn remember(&self, role: &mut Role, world: &World, content: &str, who: MsgRole, cause_by: &str) {
         let message = Message::new(world.new_id(), content).with_role(who).caused_by(cause_by).from_role(&role.spec.name);
         role.state.memory.add(Rc::new(message));

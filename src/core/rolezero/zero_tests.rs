@@ -97,7 +97,9 @@ cross_test! {
         // What worked is kept and offered to a later, similar request.
         let experience = team.env.world.experience.borrow();
         assert_eq!(experience.len(), 1);
-        assert!(experience.best_match("make a 2048 game in html", 1.0).is_some_and(|e| e.commands.contains("Editor.write")));
+        let kind = &mike.spec.kind;
+        assert!(experience.best_match(kind, "make a 2048 game in html", 1.0).is_some_and(|e| e.commands.contains("Editor.write")));
+        assert!(experience.best_match("Engineer2", "make a 2048 game in html", 0.0).is_none(), "the leader's example is his alone");
     }
 }
 
@@ -295,3 +297,35 @@ cross_test! {
         assert_eq!(kept, turns.len() + 1, "before each call and before the question");
     }
 }
+
+cross_test! {
+    /// The think calls carry the answer's schema (every command the role
+    /// has); the classifier and the report do not. A constrained answer
+    /// (one JSON object) runs as the same answer written freely would, and
+    /// is remembered in MetaGPT's form.
+    async fn constrained_answers_run_like_free_ones() {
+        let constrained = r#"{"thought": "Write it.", "commands": [
+            {"command_name": "Editor.write", "args": {"path": "index.html", "content": "<h1>hi</h1>"}},
+            {"command_name": "end", "args": {}}]}"#;
+        let llm = ScriptedLlm::from_texts(MODEL, ["TASK", constrained, "Done: index.html"]);
+        let mut team = make_team(&llm, 50);
+        let human = with_human(&mut team, &[]);
+        team.run_project("a page");
+        team.run(3).await;
+        assert_eq!(team.env.world.files.borrow().read("index.html").unwrap(), "<h1>hi</h1>");
+        assert_eq!(*human.replies.borrow(), ["Done: index.html"]);
+        let requests = llm.requests();
+        let schemas: Vec<Option<&str>> = requests.iter().map(|r| r.response_schema.as_ref().map(|s| s.name.as_str())).collect();
+        assert_eq!(schemas, [None, Some("rolezero_answer"), None]);
+        let schema = requests[1].response_schema.as_ref().unwrap().schema.to_value();
+        let names: Vec<&str> =
+            schema["properties"]["commands"]["items"]["anyOf"].as_array().unwrap().iter().filter_map(|c| c["properties"]["command_name"]["const"].as_str()).collect();
+        let same = RoleZero::new(ZeroConfig::default(), |_| {});
+        assert_eq!(names, same.registry().names());
+        assert!(names.contains(&"Editor.write") && names.contains(&"end") && names.contains(&"Plan.append_task"), "{names:?}");
+        let mike = team.env.role("Mike").unwrap();
+        let remembered: Vec<&str> = mike.state.memory.all().iter().map(|m| m.content.as_str()).collect();
+        assert!(remembered.iter().any(|m| m.starts_with("Write it.\n\n```json\n[\n  {\n    \"command_name\": \"Editor.write\"")), "{remembered:?}");
+    }
+}
+

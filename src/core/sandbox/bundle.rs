@@ -4,17 +4,59 @@
 //! JavaScript modules whose relative imports are themselves `data:` URLs
 //! (resolved depth-first, so a module graph becomes one self-contained URL).
 //!
+//! A [`Project`] (see `prepare`) adds what Vite-shaped projects expect:
+//! packages fetched from the package CDN (bare imports, resolved by
+//! `packages::Resolver`, inlined like project files, one module per URL so
+//! one copy of a shared dependency), TypeScript and JSX already turned into
+//! JavaScript, extensionless imports (`./App` → `./App.tsx`), CSS imports
+//! as injected `<style>`s (CSS modules with their class names as given),
+//! JSON, `?raw` and asset imports as values, `import.meta.env`, and
+//! Tailwind's browser build when the project asks for Tailwind.
+//!
 //! This is text rewriting, not an HTML or JavaScript parser: it finds
 //! `<script …>` and `<link …>` tags and the string after `import`/`from`,
 //! skipping comments and other strings. Absolute URLs (`https:`), `url()`
-//! inside CSS, images and fetches of project files are left alone (the
-//! sandbox has no network, so they fail visibly in its console).
+//! inside CSS and fetches of project files are left alone (the sandbox has
+//! no network, so they fail visibly in its console).
 
 use std::collections::BTreeMap;
 
 use super::base64;
+use super::packages::{join_url, Resolver};
 use super::{SandboxError, SourceRef};
 use crate::core::files::ProjectFiles;
+
+/// What is linked: the project's files (their scripts plain JavaScript)
+/// and, once `prepare` ran, the package modules it fetched and what it
+/// could not do.
+#[derive(Debug, Clone, Default)]
+pub struct Project {
+    pub files: FileMap,
+    /// Package modules by URL (the CDN's answers, as fetched).
+    pub packages: BTreeMap<String, String>,
+    /// Resolves bare imports; `None`: bare imports are left as written.
+    pub resolver: Option<Resolver>,
+    /// Lines for the person's console and the engineer: imports that cannot
+    /// run in a browser, packages that could not be fetched, files the
+    /// transformer refused.
+    pub problems: Vec<Problem>,
+    /// The URL of Tailwind's browser build, when the project asks for it.
+    pub tailwind: Option<String>,
+}
+
+/// Something that keeps part of the project from running, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub text: String,
+    pub source: Option<SourceRef>,
+}
+
+impl Project {
+    /// Plain files: no packages, bare imports left alone.
+    pub fn plain(files: FileMap) -> Self {
+        Self { files, ..Self::default() }
+    }
+}
 
 /// Path → content: a snapshot of the project's files.
 pub type FileMap = BTreeMap<String, String>;
@@ -38,6 +80,8 @@ pub struct PreviewDoc {
     /// The `data:` URL of every script the document loads, with its path:
     /// how an error's file is told from the URL the browser reports.
     pub sources: Vec<(String, String)>,
+    /// What `prepare` found that cannot run, as console lines.
+    pub problems: Vec<Problem>,
     /// The line of `html` the prelude starts on, and how many lines it adds.
     prelude_at: u32,
     prelude_lines: u32,
@@ -122,6 +166,14 @@ fn is_index(path: &str) -> bool {
 /// `data:` URLs and `prelude` (the sandbox's console bridge) placed first
 /// in `<head>`.
 pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, SandboxError> {
+    project_document(&Project::plain(files.clone()), prelude)
+}
+
+/// The same for a prepared project: packages inlined, Tailwind's browser
+/// build after the prelude when the project asks for it.
+pub fn project_document(project: &Project, prelude: &str) -> Result<PreviewDoc, SandboxError> {
+    let files = &project.files;
+    let mut linker = Linker::new(project);
     let Some(entry) = entry_html(files) else {
         let existing = if files.is_empty() { "none".to_owned() } else { files.keys().cloned().collect::<Vec<_>>().join(", ") };
         return Err(SandboxError::NothingToRun(format!("the project has no HTML file to preview; existing files: {existing}")));
@@ -134,6 +186,7 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
         included: Vec::new(),
         missing: Vec::new(),
         sources: Vec::new(),
+        problems: project.problems.clone(),
         prelude_at: 0,
         prelude_lines: 0,
     };
@@ -161,7 +214,9 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
                 return None;
             }
             let url = if module {
-                match module_url_inner(files, &path, &mut Vec::new(), &mut doc.missing, &mut doc.included) {
+                let linked = linker.file(&path);
+                doc.included.extend(linker.included.drain(..));
+                match linked {
                     Ok(url) => url,
                     Err(e) => {
                         doc.missing.push(e.to_string());
@@ -182,7 +237,9 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
         if inline_module {
             let close = lower[at..].find("</script").map_or(source.len(), |i| at + i);
             let body = &source[at..close];
-            match rewrite_imports(files, &dir, body, entry, &mut Vec::new(), &mut doc.missing, &mut doc.included) {
+            let linked = linker.rewrite(body, &Importer::File { dir: dir.clone(), path: entry.to_owned() });
+            doc.included.extend(linker.included.drain(..));
+            match linked {
                 Ok(body) => doc.html.push_str(&body),
                 Err(e) => {
                     doc.missing.push(e.to_string());
@@ -198,28 +255,39 @@ pub fn preview_document(files: &FileMap, prelude: &str) -> Result<PreviewDoc, Sa
         }
     }
     doc.html.push_str(&source[at..]);
+    let tailwind = project.tailwind.as_ref().and_then(|url| project.packages.get(url));
+    let prelude = match tailwind {
+        // Classic script after the bridge: it styles the page as it renders.
+        Some(script) => format!("{prelude}<script src=\"{}\"></script>", data_url("text/javascript", script)),
+        None => prelude.to_owned(),
+    };
+    let prelude = prelude.as_str();
     let (html, at) = insert_prelude(&doc.html, prelude);
     doc.prelude_at = line_of(&doc.html, at);
     doc.prelude_lines = prelude.matches('\n').count() as u32;
     doc.html = html;
+    doc.included.extend(linker.included.drain(..));
+    doc.missing.extend(linker.missing.drain(..));
     dedup(&mut doc.included);
     dedup(&mut doc.missing);
-    // The URLs are rebuilt as the document built them (the same bytes give
-    // the same URL), a classic script's and a module's alike.
+    // A classic script's URL is rebuilt as the document built it (the same
+    // bytes give the same URL); modules' are the linker's.
     for path in doc.included.iter().filter(|p| is_script(p)) {
         doc.sources.push((data_url("text/javascript", &files[path]), path.clone()));
-        if let Ok(url) = module_url(files, path) {
-            doc.sources.push((url, path.clone()));
-        }
     }
+    doc.sources.append(&mut linker.sources);
     Ok(doc)
 }
 
 /// A `data:` URL of the module at `path` whose relative imports point at
 /// `data:` URLs of the modules they name. A cycle is refused.
 pub fn module_url(files: &FileMap, path: &str) -> Result<String, SandboxError> {
-    let mut missing = Vec::new();
-    module_url_inner(files, path, &mut Vec::new(), &mut missing, &mut Vec::new())
+    Linker::new(&Project::plain(files.clone())).file(path)
+}
+
+/// The same for a prepared project (packages, transformed sources).
+pub fn project_module_url(project: &Project, path: &str) -> Result<String, SandboxError> {
+    Linker::new(project).file(path)
 }
 
 /// The test files under `path` (a file, a directory, or everything):
@@ -243,14 +311,47 @@ pub fn test_files(files: &FileMap, path: Option<&str>) -> Result<Vec<String>, Sa
         let place = wanted.map(|w| format!(" under {w}")).unwrap_or_default();
         let existing = if scripts.is_empty() { "none".to_owned() } else { scripts.join(", ") };
         return Err(SandboxError::NothingToRun(format!(
-            "no test files{place} (a test file ends in .test.js or lives under tests/); JavaScript files: {existing}"
+            "no test files{place} (a test file ends in .test.js or .test.ts, or lives under tests/); JavaScript files: {existing}"
         )));
     }
     Ok(found)
 }
 
-fn is_script(path: &str) -> bool {
-    path.ends_with(".js") || path.ends_with(".mjs")
+/// A JavaScript or TypeScript module (TypeScript and JSX are plain
+/// JavaScript by the time they are linked: `prepare` transformed them).
+pub fn is_script(path: &str) -> bool {
+    [".js", ".mjs", ".jsx", ".ts", ".tsx", ".mts"].iter().any(|ext| path.ends_with(ext)) && !path.ends_with(".d.ts")
+}
+
+/// The bodies of an HTML page's inline `<script type="module">`s: their
+/// imports are the page's too.
+pub fn inline_modules(html: &str) -> Vec<&str> {
+    let lower = html.to_ascii_lowercase();
+    let mut bodies = Vec::new();
+    let mut at = 0;
+    while let Some(open) = lower[at..].find("<script").map(|i| at + i) {
+        let Some(end) = tag_end(html, open) else { break };
+        let tag = &html[open..end];
+        let close = lower[end..].find("</script").map_or(html.len(), |i| end + i);
+        if attr(tag, "src").is_none() && attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module")) {
+            bodies.push(&html[end..close]);
+        }
+        at = close.max(end);
+    }
+    bodies
+}
+
+/// A build tool's configuration (`vite.config.ts`, `tailwind.config.js`,
+/// `postcss.config.js`, …): read by tools on a developer's machine, never
+/// run in the tab, so neither transformed nor searched for packages.
+pub fn is_tooling(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplitn(2, '.').nth(1).is_some_and(|stem| stem.ends_with(".config") || stem == "eslint.config")
+}
+
+/// Files the transformer must turn into JavaScript first.
+pub fn needs_transform(path: &str) -> bool {
+    [".jsx", ".ts", ".tsx", ".mts"].iter().any(|ext| path.ends_with(ext)) && !path.ends_with(".d.ts")
 }
 
 pub fn is_test(path: &str) -> bool {
@@ -259,57 +360,200 @@ pub fn is_test(path: &str) -> bool {
     is_script(path) && (under_tests || name.contains(".test.") || name.contains(".spec."))
 }
 
-fn module_url_inner(
-    files: &FileMap,
-    path: &str,
-    stack: &mut Vec<String>,
-    missing: &mut Vec<String>,
-    included: &mut Vec<String>,
-) -> Result<String, SandboxError> {
-    if stack.iter().any(|p| p == path) {
-        stack.push(path.to_owned());
-        return Err(SandboxError::NothingToRun(format!("the modules import each other in a cycle ({}), which the sandbox cannot load", stack.join(" → "))));
-    }
-    let Some(source) = files.get(path) else {
-        return Err(SandboxError::NothingToRun(format!("{path} does not exist")));
-    };
-    stack.push(path.to_owned());
-    included.push(path.to_owned());
-    let out = rewrite_imports(files, &parent_dir(path), source, path, stack, missing, included)?;
-    stack.pop();
-    Ok(data_url("text/javascript", &out))
+/// Who imports: a project file (in `dir`) or a package module (its URL).
+enum Importer {
+    File { dir: String, path: String },
+    Package { url: String },
 }
 
-/// `source` (a module in `dir`, named `who` in messages) with its relative
-/// imports of project files replaced by their `data:` URLs.
-fn rewrite_imports(
-    files: &FileMap,
-    dir: &str,
-    source: &str,
-    who: &str,
-    stack: &mut Vec<String>,
-    missing: &mut Vec<String>,
-    included: &mut Vec<String>,
-) -> Result<String, SandboxError> {
-    let mut out = String::with_capacity(source.len());
-    let mut last = 0;
-    for (start, end) in import_specifiers(source) {
-        let spec = &source[start..end];
-        if !is_relative(spec) {
-            continue;
+/// Builds `data:` URLs depth-first, each module once (the same module
+/// gives the same URL, so the browser keeps one instance of it).
+struct Linker<'p> {
+    project: &'p Project,
+    done: BTreeMap<String, String>,
+    stack: Vec<String>,
+    missing: Vec<String>,
+    included: Vec<String>,
+    sources: Vec<(String, String)>,
+}
+
+/// The values `import.meta.env` has in the preview (Vite's development mode).
+const IMPORT_META_ENV: &str = r#"({"MODE":"development","DEV":true,"PROD":false,"SSR":false,"BASE_URL":"/"})"#;
+
+impl<'p> Linker<'p> {
+    fn new(project: &'p Project) -> Self {
+        Self { project, done: BTreeMap::new(), stack: Vec::new(), missing: Vec::new(), included: Vec::new(), sources: Vec::new() }
+    }
+
+    /// The `data:` URL of project file `path` (with a `?raw`/`?url` query kept apart).
+    fn file(&mut self, path: &str) -> Result<String, SandboxError> {
+        let key = format!("file:{path}");
+        if let Some(url) = self.done.get(&key) {
+            return Ok(url.clone());
         }
-        match resolve(dir, spec).filter(|p| files.contains_key(p)) {
-            Some(target) => {
-                let url = module_url_inner(files, &target, stack, missing, included)?;
+        let (file, query) = path.split_once('?').map_or((path, ""), |(f, q)| (f, q));
+        if self.stack.iter().any(|p| p == file) {
+            self.stack.push(file.to_owned());
+            return Err(SandboxError::NothingToRun(format!("the modules import each other in a cycle ({}), which the sandbox cannot load", self.stack.join(" → "))));
+        }
+        let Some(source) = self.project.files.get(file) else {
+            return Err(SandboxError::NothingToRun(format!("{file} does not exist")));
+        };
+        self.included.push(file.to_owned());
+        let module = if query == "raw" {
+            format!("export default {};\n", json_string(source))
+        } else if query == "url" || (!is_script(file) && !file.ends_with(".css") && !file.ends_with(".json")) {
+            format!("export default {};\n", json_string(&data_url(mime_of(file), source)))
+        } else if file.ends_with(".css") {
+            css_module(file, source)
+        } else if file.ends_with(".json") {
+            match serde_json::from_str::<serde_json::Value>(source) {
+                Ok(value) => format!("export default {value};\n"),
+                Err(e) => format!("throw new SyntaxError({});\n", json_string(&format!("{file} is not valid JSON: {e}"))),
+            }
+        } else {
+            self.stack.push(file.to_owned());
+            let importer = Importer::File { dir: parent_dir(file), path: file.to_owned() };
+            let out = self.rewrite(source, &importer);
+            self.stack.pop();
+            // Replaced within their lines: errors keep their line numbers.
+            out?.replace("import.meta.env", IMPORT_META_ENV).replace("process.env.NODE_ENV", "\"development\"")
+        };
+        let url = data_url("text/javascript", &module);
+        if is_script(file) {
+            self.sources.push((url.clone(), file.to_owned()));
+        }
+        self.done.insert(key, url.clone());
+        Ok(url)
+    }
+
+    /// The `data:` URL of a fetched package module.
+    fn package(&mut self, url: &str) -> Result<String, SandboxError> {
+        let key = format!("url:{url}");
+        if let Some(done) = self.done.get(&key) {
+            return Ok(done.clone());
+        }
+        let Some(source) = self.project.packages.get(url) else {
+            return Err(SandboxError::NothingToRun(format!("{url} was not fetched")));
+        };
+        if self.stack.iter().any(|p| p == url) {
+            let name = |u: &str| self.project.resolver.as_ref().map_or(u.to_owned(), |r| r.display(u));
+            let cycle: Vec<String> = self.stack.iter().chain([&url.to_owned()]).map(|u| name(u)).collect();
+            return Err(SandboxError::NothingToRun(format!("the packages import each other in a cycle ({}), which the sandbox cannot load", cycle.join(" → "))));
+        }
+        self.stack.push(url.to_owned());
+        let out = self.rewrite(source, &Importer::Package { url: url.to_owned() });
+        self.stack.pop();
+        let data = data_url("text/javascript", &out?);
+        let shown = self.project.resolver.as_ref().map_or(url.to_owned(), |r| r.display(url));
+        self.sources.push((data.clone(), shown));
+        self.done.insert(key, data.clone());
+        Ok(data)
+    }
+
+    /// `source` with the imports this project can satisfy replaced by their
+    /// `data:` URLs; the others stay as written (and fail in the console).
+    fn rewrite(&mut self, source: &str, importer: &Importer) -> Result<String, SandboxError> {
+        let mut out = String::with_capacity(source.len());
+        let mut last = 0;
+        for (start, end) in import_specifiers(source) {
+            let spec = &source[start..end];
+            let url = match importer {
+                Importer::File { dir, path } if is_relative(spec) => match find_file(&self.project.files, dir, spec) {
+                    Some(target) => Some(self.file(&target)?),
+                    None => {
+                        self.missing.push(format!("{spec} (imported by {path})"));
+                        None
+                    }
+                },
+                Importer::Package { url } if !Resolver::is_bare(spec) => match join_url(url, spec) {
+                    Some(target) if self.project.packages.contains_key(&target) => Some(self.package(&target)?),
+                    _ => None,
+                },
+                _ if harness_module(spec).is_some() => harness_module(spec).map(|m| data_url("text/javascript", m)),
+                _ if Resolver::is_bare(spec) => match self.project.resolver.as_ref().map(|r| r.resolve(spec)) {
+                    Some(Ok(target)) if self.project.packages.contains_key(&target) => Some(self.package(&target)?),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(url) = url {
                 out.push_str(&source[last..start]);
                 out.push_str(&url);
                 last = end;
             }
-            None => missing.push(format!("{spec} (imported by {who})")),
         }
+        out.push_str(&source[last..]);
+        Ok(out)
     }
-    out.push_str(&source[last..]);
-    Ok(out)
+}
+
+/// What a test imports to get the test harness's functions (`harness.js`
+/// defines them as globals in each test worker): Node's own test runner
+/// and assert, and vitest's names, so tests written for either run.
+pub fn harness_module(spec: &str) -> Option<&'static str> {
+    match spec {
+        "node:test" => Some("export const { test, it, describe } = globalThis;\nexport default globalThis.test;\n"),
+        "node:assert" | "node:assert/strict" | "assert" | "assert/strict" => Some(
+            "const assert = globalThis.assert;\nexport default assert;\nexport const { ok, equal, strictEqual, notEqual, notStrictEqual, deepEqual, deepStrictEqual, throws } = assert;\n",
+        ),
+        "vitest" | "@jest/globals" => Some("export const { test, it, describe, expect, assert } = globalThis;\n"),
+        _ => None,
+    }
+}
+
+/// The project file a relative import names: as written, else with a
+/// script extension, else its directory's `index` (Vite's and Node's
+/// resolution); a `?raw`/`?url` query is kept on the path.
+fn find_file(files: &FileMap, dir: &str, spec: &str) -> Option<String> {
+    let query = spec.split_once('?').map(|(_, q)| q).filter(|q| matches!(*q, "raw" | "url"));
+    let path = resolve(dir, spec)?;
+    let with = |p: String| match query {
+        Some(q) => format!("{p}?{q}"),
+        None => p,
+    };
+    if files.contains_key(&path) {
+        return Some(with(path));
+    }
+    const EXTENSIONS: [&str; 6] = [".tsx", ".ts", ".jsx", ".js", ".mjs", ".mts"];
+    // `./util.js` written for `util.ts` (TypeScript's own convention).
+    let stem = path.strip_suffix(".js").or_else(|| path.strip_suffix(".jsx")).or_else(|| path.strip_suffix(".mjs"));
+    let candidates = EXTENSIONS
+        .iter()
+        .map(|ext| format!("{path}{ext}"))
+        .chain(stem.into_iter().flat_map(|stem| [".ts", ".tsx", ".mts"].map(|ext| format!("{stem}{ext}"))))
+        .chain(EXTENSIONS.iter().map(|ext| format!("{path}/index{ext}")));
+    candidates.into_iter().find(|p| files.contains_key(p)).map(with)
+}
+
+/// A stylesheet as a module: it adds a `<style>` to the page (nothing in a
+/// test worker, which has no page) and exports the class names as given
+/// (a CSS module's names are not scoped here).
+fn css_module(path: &str, css: &str) -> String {
+    format!(
+        "const css = {};\nif (typeof document !== 'undefined') {{ const style = document.createElement('style'); style.dataset.file = {}; style.textContent = css; document.head.appendChild(style); }}\nexport default new Proxy({{}}, {{ get: (_, name) => typeof name === 'string' ? name : undefined }});\nexport {{ css }};\n",
+        json_string(css),
+        json_string(path)
+    )
+}
+
+fn mime_of(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or_default().to_ascii_lowercase().as_str() {
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "css" => "text/css",
+        "html" | "htm" => "text/html",
+        "json" => "application/json",
+        "js" | "mjs" => "text/javascript",
+        _ => "text/plain",
+    }
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
 }
 
 fn data_url(mime: &str, content: &str) -> String {
@@ -458,7 +702,7 @@ fn line_of(text: &str, at: usize) -> u32 {
 /// Byte spans of the module specifiers in `source`: the string literal
 /// after `from`, after a bare `import`, or in `import(`. Comments, other
 /// strings and template literals are skipped.
-fn import_specifiers(source: &str) -> Vec<(usize, usize)> {
+pub(super) fn import_specifiers(source: &str) -> Vec<(usize, usize)> {
     let bytes = source.as_bytes();
     let mut spans = Vec::new();
     let mut i = 0;

@@ -45,6 +45,9 @@ pub trait HasSandbox: HasFiles {
     fn reports_sent(&self) -> usize;
     /// Queue a message to a team member.
     fn send(&mut self, to: &str, content: String);
+    /// A failure the command reports as its result (tests that fail), for
+    /// the caller's loop guard; ignored unless the caller keeps it.
+    fn note_error(&mut self, _text: String) {}
 }
 
 /// Registers `Sandbox.run_tests`, `Sandbox.preview` and `Sandbox.read_console`.
@@ -54,7 +57,7 @@ pub fn register_sandbox_commands<C: HasSandbox + 'static>(registry: &mut Registr
         CommandSpec::new(
             RUN_TESTS,
             "Run the project's JavaScript tests in the sandbox (a worker with a time limit) and get passed / failed per test. \
-             path: a test file or a directory; empty runs every test file (*.test.js, or .js files under tests/). \
+             path: a test file or a directory; empty runs every test file (*.test.js / *.test.ts, or scripts under tests/). \
              A test file calls test(name, fn) with assert(cond, msg), assert.equal(a, b), expect(x).toBe(y) / .toEqual(y), \
              or is a module whose top-level code throws on failure; it imports the code with relative paths.",
         )
@@ -69,6 +72,7 @@ pub fn register_sandbox_commands<C: HasSandbox + 'static>(registry: &mut Registr
                 if report.all_passed() || report.results.is_empty() {
                     return Ok(text);
                 }
+                cx.note_error(text.clone());
                 let Some(engineer) = rules.engineer.clone() else { return Ok(text) };
                 let sent = cx.reports_sent();
                 if sent >= rules.max_rounds {

@@ -37,7 +37,7 @@ impl Sandbox for FakeSandbox {
     }
 
     fn preview(&self, files: FileMap) -> LocalBoxFuture<'_, Result<PreviewInfo, SandboxError>> {
-        let result = preview_document(&files, "").map(|doc| PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing });
+        let result = preview_document(&files, "").map(|doc| PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing, problems: Vec::new() });
         Box::pin(std::future::ready(result))
     }
 

@@ -15,6 +15,11 @@
 //! - `bundle`: `FileMap`, the preview document with the project's scripts
 //!   and styles inlined as `data:` URLs, test modules with their relative
 //!   imports resolved, which files are tests.
+//! - `packages`: bare imports → package-CDN URLs (`package.json`
+//!   versions, subpaths, scoped names, one shared copy), Node-only imports
+//!   refused in words.
+//! - `prepare`: the `PackageHost` port (fetch a module, transform TS/JSX)
+//!   and the loop that readies a `Project` before it is linked.
 //! - `protocol`: the names of the messages to and from the frames (the
 //!   same strings as `www/sandbox/protocol.js`, checked by a test).
 //! - `base64`: the encoder for those `data:` URLs.
@@ -25,7 +30,9 @@
 mod base64;
 pub mod bundle;
 mod commands;
+pub mod packages;
 mod port;
+pub mod prepare;
 pub mod protocol;
 mod report;
 
@@ -34,7 +41,8 @@ pub(crate) mod fake;
 #[cfg(test)]
 mod tests;
 
-pub use bundle::{snapshot, FileMap};
+pub use bundle::{snapshot, FileMap, Problem, Project};
+pub use prepare::{prepare, PackageHost, TransformError};
 pub use commands::{register_sandbox_commands, HasSandbox, SandboxRules, RUN_TESTS};
 pub use port::{NoSandbox, Sandbox, SandboxError};
 pub use report::{ConsoleLine, Outcome, PreviewInfo, SourceRef, TestReport, TestResult};

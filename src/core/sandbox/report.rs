@@ -145,6 +145,10 @@ pub struct PreviewInfo {
     pub included: Vec<String>,
     /// Relative references to files the project does not have.
     pub missing: Vec<String>,
+    /// What cannot run in the tab (a Node-only import, a package that
+    /// could not be fetched, a file the transformer refused), in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 impl PreviewInfo {
@@ -155,6 +159,9 @@ impl PreviewInfo {
         }
         if !self.missing.is_empty() {
             out.push_str(&format!("; these referenced files do not exist: {}", self.missing.join(", ")));
+        }
+        for problem in &self.problems {
+            out.push_str(&format!("\n- cannot run: {problem}"));
         }
         out
     }

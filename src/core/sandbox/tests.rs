@@ -281,3 +281,196 @@ fn preview_and_console() {
     let mut empty = self::cx(Rc::new(FakeSandbox::default()));
     assert_eq!(run(&registry, &mut empty, "Sandbox.read_console", json!({})).unwrap(), "the console is empty");
 }
+
+/// The tab's side of `prepare`, scripted: modules by URL (shaped as the
+/// package CDN answers: a stub re-exporting its build by absolute path,
+/// shared packages left bare) and transformed sources by path. Records
+/// what was asked, so a module fetched twice or a file transformed with
+/// the wrong runtime shows.
+struct ScriptedHost {
+    modules: std::collections::BTreeMap<String, String>,
+    transformed: std::collections::BTreeMap<String, String>,
+    fetched: std::cell::RefCell<Vec<String>>,
+    transforms: std::cell::RefCell<Vec<(String, String)>>,
+}
+
+impl super::PackageHost for ScriptedHost {
+    fn fetch(&self, url: String) -> futures::future::LocalBoxFuture<'_, Result<String, String>> {
+        self.fetched.borrow_mut().push(url.clone());
+        let got = self.modules.get(&url).cloned().ok_or_else(|| "the package CDN answered 404".to_owned());
+        Box::pin(std::future::ready(got))
+    }
+
+    fn transform(&self, path: String, _: String, jsx: String) -> futures::future::LocalBoxFuture<'_, Result<String, super::TransformError>> {
+        self.transforms.borrow_mut().push((path.clone(), jsx));
+        let out = self.transformed.get(&path).cloned().ok_or(super::TransformError { line: 3, message: "Unexpected token (3:7)".into() });
+        Box::pin(std::future::ready(out))
+    }
+}
+
+fn decode(url: &str) -> String {
+    let b64 = url.split_once("base64,").map(|(_, b)| b).unwrap_or_default();
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in b64.bytes().filter(|c| *c != b'=') {
+        bits = (bits << 6) | alphabet.iter().position(|a| *a == c).unwrap() as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_vite_react_typescript_tailwind_project_is_prepared_and_linked_with_one_react() {
+    use super::bundle::{project_document, project_module_url};
+    const CDN: &str = "https://cdn.test";
+    let project = files(&[
+        ("index.html", "<!doctype html><html><head><title>Counter</title></head><body><div id=\"root\"></div><script type=\"module\" src=\"/src/main.tsx\"></script></body></html>"),
+        ("package.json", r#"{"name":"counter","type":"module","dependencies":{"react":"^18.3.1","react-dom":"^18.3.1","chart.js":"^4.6.1"},"devDependencies":{"tailwindcss":"^3.4.0","typescript":"^5.4.0"}}"#),
+        ("src/main.tsx", "/* tsx */"),
+        ("src/App.tsx", "/* tsx */"),
+        ("src/count.ts", "export const next = (n: number): number => n + 1;"),
+        ("src/index.css", "@tailwind base;\n@tailwind utilities;\n"),
+        ("src/data.json", "{\"labels\": [\"a\", \"b\"]}"),
+        ("src/logo.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>"),
+        ("src/server.ts", "/* ts */"),
+        ("src/broken.tsx", "const x = <div"),
+        ("tests/count.test.ts", "/* ts */"),
+        ("vite.config.ts", "import { defineConfig } from 'vite';\nimport react from '@vitejs/plugin-react';\nexport default defineConfig({ plugins: [react()] });\n"),
+        ("tailwind.config.js", "export default { content: ['./src/**/*.tsx'] };\n"),
+    ]);
+    let ext = |me: &str| {
+        let others: Vec<&str> = ["chart.js", "react", "react-dom", "tailwindcss", "typescript"].into_iter().filter(|n| *n != me).collect();
+        format!("?external={}", others.join(","))
+    };
+    let react = format!("{CDN}/react@18.3.1{}", ext("react"));
+    let host = ScriptedHost {
+        modules: [
+            (react.clone(), "export * from \"/react@18.3.1/es2022/react.mjs\";\nexport { default } from \"/react@18.3.1/es2022/react.mjs\";\n".to_owned()),
+            (format!("{CDN}/react@18.3.1/es2022/react.mjs"), "export function useState(v) { return [v, () => {}]; }\nexport default { useState };\n".to_owned()),
+            (format!("{CDN}/react@18.3.1/jsx-runtime{}", ext("react")), "import \"react\";\nexport const jsx = (t, p) => ({ t, p });\n".to_owned()),
+            (format!("{CDN}/react-dom@18.3.1/client{}", ext("react-dom")), "import React from \"react\";\nimport \"./es2022/client.mjs\";\nexport const createRoot = () => ({ render() {} });\n".to_owned()),
+            (format!("{CDN}/react-dom@18.3.1/es2022/client.mjs"), "export {};\n".to_owned()),
+            (format!("{CDN}/chart.js@4.6.1/auto{}", ext("chart.js")), "export default class Chart {}\n".to_owned()),
+            (format!("{CDN}/@tailwindcss/browser@4/dist/index.global.js?raw"), "/* tailwind's browser build */".to_owned()),
+        ]
+        .into_iter()
+        .collect(),
+        transformed: [
+            ("src/main.tsx", "import { createRoot } from \"react-dom/client\";\nimport App from \"./App\";\nimport \"./index.css\";\ncreateRoot(document.getElementById(\"root\")).render(App());\n"),
+            ("src/App.tsx", "import { jsx as _jsx } from \"react/jsx-runtime\";\nimport { useState } from \"react\";\nimport Chart from \"chart.js/auto\";\nimport data from \"./data.json\";\nimport logo from \"./logo.svg\";\nimport { next } from \"./count.js\";\nexport default function App() { const [n] = useState(0); console.log(import.meta.env.MODE, Chart, data, logo); return _jsx(\"button\", { className: \"bg-blue-500\", children: next(n) }); }\n"),
+            ("src/count.ts", "export const next = (n) => n + 1;"),
+            ("src/server.ts", "import fs from \"node:fs\";\nimport express from \"express\";\n"),
+            ("tests/count.test.ts", "import { next } from \"../src/count\";\nimport Chart from \"chart.js/auto\";\ntest(\"next\", () => expect(next(1)).toBe(2));\n"),
+        ]
+        .into_iter()
+        .map(|(p, s)| (p.to_owned(), s.to_owned()))
+        .collect(),
+        fetched: Default::default(),
+        transforms: Default::default(),
+    };
+    let ready = futures::executor::block_on(super::prepare(project, "https://cdn.test/", &host));
+    // Every TypeScript/JSX file once, with React's runtime (from package.json).
+    let mut transforms = host.transforms.borrow().clone();
+    transforms.sort();
+    let expected: Vec<(String, String)> =
+        ["src/App.tsx", "src/broken.tsx", "src/count.ts", "src/main.tsx", "src/server.ts", "tests/count.test.ts"].iter().map(|p| (p.to_string(), "react".to_string())).collect();
+    assert_eq!(transforms, expected);
+    // Each module fetched once, the stub's build and react-dom's own relative import too.
+    let mut fetched = host.fetched.borrow().clone();
+    fetched.sort();
+    let mut wanted: Vec<String> = host.modules.keys().cloned().collect();
+    wanted.sort();
+    assert_eq!(fetched, wanted);
+    let texts: Vec<&str> = ready.problems.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(texts.len(), 3, "{texts:#?}");
+    assert!(texts.iter().any(|t| t.starts_with("src/broken.tsx could not be read as TypeScript/JSX: Unexpected token (3:7)")));
+    assert!(texts.iter().any(|t| t.starts_with("src/server.ts imports \"node:fs\", a Node.js built-in module")));
+    assert!(texts.iter().any(|t| t.starts_with("src/server.ts imports \"express\", a package that runs only in Node.js")));
+    let broken = ready.problems.iter().find(|p| p.text.starts_with("src/broken.tsx")).unwrap();
+    assert_eq!(broken.source, Some(super::SourceRef { path: "src/broken.tsx".into(), line: 3 }));
+    let express = ready.problems.iter().find(|p| p.text.contains("express")).unwrap();
+    assert_eq!(express.source, Some(super::SourceRef { path: "src/server.ts".into(), line: 2 }));
+
+    let doc = project_document(&ready, PRELUDE).unwrap();
+    assert_eq!(doc.included, ["src/main.tsx", "src/App.tsx", "src/data.json", "src/logo.svg", "src/count.ts", "src/index.css"]);
+    assert!(doc.missing.is_empty(), "{:?}", doc.missing);
+    // Tailwind's build runs right after the bridge.
+    let tailwind = js("/* tailwind's browser build */");
+    assert!(doc.html.contains(&format!("{PRELUDE}<script src=\"{tailwind}\"></script><title>")), "{}", &doc.html[..300]);
+    // One React: the app's, jsx-runtime's and react-dom's imports are one URL.
+    let react_url = doc.sources.iter().find(|(_, name)| name == "react@18.3.1").map(|(u, _)| u.clone()).unwrap();
+    assert_eq!(doc.sources.iter().filter(|(_, name)| name == "react@18.3.1").count(), 1);
+    // The last URL of a file is its module (the first, for a script, its classic form).
+    let source = |name: &str| decode(&doc.sources.iter().rfind(|(_, n)| n == name).unwrap().0);
+    assert!(source("react-dom@18.3.1/client").starts_with(&format!("import React from \"{react_url}\";")));
+    assert!(source("react@18.3.1/jsx-runtime").starts_with(&format!("import \"{react_url}\";")));
+    let app = source("src/App.tsx");
+    assert!(app.contains(&format!("import {{ useState }} from \"{react_url}\";")), "{app}");
+    assert!(app.contains(r#"console.log(({"MODE":"development","DEV":true,"PROD":false,"SSR":false,"BASE_URL":"/"}).MODE"#), "{app}");
+    let count = source("src/count.ts");
+    assert_eq!(count, "export const next = (n) => n + 1;");
+    // JSON and an SVG as values; the stylesheet as a <style>.
+    let data_line = app.lines().find(|l| l.starts_with("import data from")).unwrap();
+    assert_eq!(decode(data_line.split('"').nth(1).unwrap()), "export default {\"labels\":[\"a\",\"b\"]};\n");
+    let main = source("src/main.tsx");
+    let css_line = main.lines().find(|l| l.starts_with("import \"data:")).unwrap();
+    let css = decode(css_line.split('"').nth(1).unwrap());
+    assert!(css.starts_with("const css = \"@tailwind base;\\n@tailwind utilities;\\n\";\nif (typeof document !== 'undefined')"), "{css}");
+    assert_eq!(doc.source_of(&react_url, 1).map(|s| s.path), Some("react@18.3.1".into()), "an error in a package names the package");
+    // The test imports the .ts module (extensionless) and the package, the same modules as the preview.
+    let test = decode(&project_module_url(&ready, "tests/count.test.ts").unwrap());
+    assert!(test.contains(&js("export const next = (n) => n + 1;")), "{test}");
+    assert!(test_files(&ready.files, None).unwrap().contains(&"tests/count.test.ts".to_owned()));
+}
+
+#[test]
+fn a_package_the_cdn_lacks_and_a_cycle_between_packages_are_said_in_words() {
+    use super::bundle::project_document;
+    let project = files(&[
+        ("index.html", "<script type=module src=main.js></script>"),
+        ("main.js", "import \"left-pad-nope\";\nimport \"a\";\n"),
+    ]);
+    let host = ScriptedHost {
+        modules: [
+            ("http://cdn/a?external=a,left-pad-nope".replace("external=a,", "external="), "import \"./b.mjs\";\n".to_owned()),
+            ("http://cdn/b.mjs".to_owned(), "import \"/a?external=left-pad-nope\";\n".to_owned()),
+        ]
+        .into_iter()
+        .collect(),
+        transformed: Default::default(),
+        fetched: Default::default(),
+        transforms: Default::default(),
+    };
+    let ready = futures::executor::block_on(super::prepare(project, "http://cdn", &host));
+    assert_eq!(ready.problems.len(), 1, "{:?}", ready.problems);
+    assert_eq!(ready.problems[0].text, "the package left-pad-nope could not be loaded: the package CDN answered 404");
+    assert!(host.transforms.borrow().is_empty(), "plain JavaScript needs no transformer");
+    let doc = project_document(&ready, "").unwrap();
+    assert!(doc.missing.iter().any(|m| m.contains("the packages import each other in a cycle (main.js → a → b.mjs → a)")), "{:?}", doc.missing);
+}
+
+#[test]
+fn a_page_s_inline_module_gets_its_packages_and_preact_s_runtime_comes_from_package_json() {
+    use super::bundle::project_document;
+    let project = files(&[
+        ("index.html", "<div id=app></div>\n<script type=\"module\">\n  import { h, render } from 'preact';\n  render(h('p', null, 'hi'), document.getElementById('app'));\n</script>"),
+        ("package.json", r#"{"dependencies":{"preact":"10.27.2"}}"#),
+    ]);
+    assert_eq!(super::prepare::jsx_import_source(&project, &super::packages::Manifest::of(&project)), "preact");
+    let host = ScriptedHost {
+        modules: [("http://cdn/preact@10.27.2".to_owned(), "export const h = 1, render = 2;\n".to_owned())].into_iter().collect(),
+        transformed: Default::default(),
+        fetched: Default::default(),
+        transforms: Default::default(),
+    };
+    let ready = futures::executor::block_on(super::prepare(project, "http://cdn", &host));
+    assert!(ready.problems.is_empty(), "{:?}", ready.problems);
+    let doc = project_document(&ready, "").unwrap();
+    assert!(doc.html.contains(&format!("import {{ h, render }} from '{}';", js("export const h = 1, render = 2;\n"))), "{}", doc.html);
+}

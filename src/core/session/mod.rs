@@ -133,6 +133,7 @@ impl Session {
             assign_models(&mut team, settings, |model| make(settings, key, model));
         }
         team.ledger.borrow_mut().prices = settings.prices();
+        *team.env.world.windows.borrow_mut() = settings.windows();
         team.invest(settings.budget);
         let desk = Rc::new(HumanDesk::new(events));
         team.env.world.human = desk.clone();
@@ -237,6 +238,9 @@ impl Session {
             assign_models(&mut team, settings, |model| make(settings, key, model));
             team.ledger.borrow_mut().prices.merge(&settings.prices());
         }
+        // A window given in Settings applies to the next request, a given
+        // model's (a replay's) too.
+        *team.env.world.windows.borrow_mut() = settings.windows();
         self.rounds.set(settings.rounds);
         self.budget.set(settings.budget);
         Ok(())

@@ -135,7 +135,10 @@ impl RunView {
                 self.quiet.remove(role.as_str());
                 self.waiting.remove(role.as_str());
                 if let Some(i) = self.live.remove(role.as_str()) {
-                    let (thoughts, commands) = split_commands(&self.entries[i].text);
+                    // A schema-constrained answer streamed as one JSON
+                    // object: shown as its thought and folded commands.
+                    let text = crate::core::rolezero::answer_text(std::mem::take(&mut self.entries[i].text));
+                    let (thoughts, commands) = split_commands(&text);
                     let e = &mut self.entries[i];
                     e.live = false;
                     e.text = thoughts;

@@ -1,12 +1,16 @@
 // The test harness, at the top of each test worker (classic script, inside
 // the sandbox frame's opaque origin; no DOM). Test files call
-// test(name, fn) / it, with assert and a small expect; a file without
+// test(name, fn) / it / describe, beforeEach / afterEach, with assert and a small expect; a file without
 // test() calls passes if its top-level code runs without throwing, and
 // exported functions named test* run as tests.
 'use strict';
 const registered = [];
 self.test = self.it = (name, fn) => { registered.push({ name: String(name), fn }); };
 self.describe = (name, fn) => fn();
+const before = [];
+const after = [];
+self.beforeEach = (fn) => { before.push(fn); };
+self.afterEach = (fn) => { after.push(fn); };
 class AssertionError extends Error { constructor(message) { super(message); this.name = 'AssertionError'; } }
 const show = (v) => { try { return JSON.stringify(v); } catch (e) { return String(v); } };
 const same = (a, b) => Object.is(a, b) || a === b;
@@ -56,7 +60,9 @@ async function runFile(file, url) {
   if (!registered.length) results.push({ file, name: '(the file ran without errors)', outcome: 'passed', message: '' });
   for (const t of registered) {
     try {
+      for (const hook of before) await hook();
       await t.fn();
+      for (const hook of after) await hook();
       results.push({ file, name: t.name, outcome: 'passed', message: '' });
     } catch (e) {
       results.push({ file, name: t.name, outcome: 'failed', message: describeError(e) });

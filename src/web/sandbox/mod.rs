@@ -29,7 +29,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::sandbox::bundle::{module_url, preview_document, test_files};
+use crate::core::sandbox::bundle::{project_document, project_module_url, test_files, Project};
+use crate::core::sandbox::{prepare, PackageHost, TransformError};
 use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
@@ -51,6 +52,48 @@ const READY_MS: u64 = 10_000;
 const LOADED_MS: u64 = 3_000;
 /// Console lines kept (the latest).
 const CONSOLE_KEEP: usize = 500;
+
+#[wasm_bindgen(module = "/src/web/sandbox/packages.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = fetchPackage, catch)]
+    async fn fetch_package(url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = transform, catch)]
+    async fn transform_source(path: &str, source: &str, jsx_import_source: &str) -> Result<JsValue, JsValue>;
+}
+
+/// The package cache and the lazily loaded transformer (`packages.js`).
+struct BrowserPackages;
+
+impl PackageHost for BrowserPackages {
+    fn fetch(&self, url: String) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move {
+            match fetch_package(&url).await {
+                Ok(text) => text.as_string().ok_or_else(|| "the package cache returned no text".to_owned()),
+                Err(e) => Err(cut(&js_error(e).to_string().trim_start_matches("the sandbox failed: ").to_owned(), 300)),
+            }
+        })
+    }
+
+    fn transform(&self, path: String, source: String, jsx_import_source: String) -> LocalBoxFuture<'_, Result<String, TransformError>> {
+        Box::pin(async move {
+            match transform_source(&path, &source, &jsx_import_source).await {
+                Ok(code) => code.as_string().ok_or(TransformError { line: 1, message: "the transformer returned no text".into() }),
+                Err(e) => {
+                    let line = js_sys::Reflect::get(&e, &JsValue::from_str("line")).ok().and_then(|v| v.as_f64()).unwrap_or(1.0);
+                    let message = field(&e, "message").unwrap_or_else(|| "the transformer failed".into());
+                    Err(TransformError { line: line.clamp(1.0, f64::from(u32::MAX)) as u32, message: cut(&message, 1000) })
+                }
+            }
+        })
+    }
+}
+
+/// The project's files ready to link: TypeScript/JSX transformed, packages
+/// fetched through the package CDN the settings name (or the cache).
+async fn ready(files: FileMap) -> Project {
+    let cdn = crate::web::settings_store::load().package_cdn;
+    prepare(files, &cdn, &BrowserPackages).await
+}
 
 /// A `message` listener on the app's window.
 type MessageListener = Closure<dyn FnMut(web_sys::MessageEvent)>;
@@ -159,8 +202,20 @@ impl WebSandbox {
     }
 
     async fn show(&self, files: FileMap) -> Result<PreviewInfo, SandboxError> {
-        let doc = preview_document(&files, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
+        // Counted before the packages are fetched: a newer preview that is
+        // ready first is not replaced by this older one.
+        let mine = self.inner.previews.get() + 1;
+        self.inner.previews.set(mine);
+        let project = ready(files).await;
+        let doc = project_document(&project, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
+        if self.inner.previews.get() != mine {
+            let problems = doc.problems.iter().map(|p| p.text.clone()).collect();
+            return Ok(PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing, problems });
+        }
         self.inner.console.borrow_mut().clear();
+        for problem in &doc.problems {
+            self.push_console("error".into(), cut(&problem.text, 4000), problem.source.clone());
+        }
         if !self.inner.host.is_connected() {
             // Nobody placed the host: keep it in the page, out of sight.
             let _ = self.inner.host.set_attribute("style", "position:absolute;left:-10000px;width:400px;height:300px");
@@ -183,12 +238,11 @@ impl WebSandbox {
             }
         })?;
         let window = frame.window()?;
-        let mine = self.inner.previews.get() + 1;
-        self.inner.previews.set(mine);
         *self.inner.preview.borrow_mut() = Some(frame);
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
-        let info = PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing };
+        let problems = doc.problems.iter().map(|p| p.text.clone()).collect();
+        let info = PreviewInfo { entry: doc.entry, included: doc.included, missing: doc.missing, problems };
         if wait_for(&mut rx, READY, READY_MS).await.is_err() {
             // Replaced by a newer preview of newer files (its frame is gone): not a failure.
             return if self.inner.previews.get() != mine { Ok(info) } else { Err(SandboxError::Failed("the preview frame did not load".into())) };
@@ -213,11 +267,18 @@ impl WebSandbox {
 
     async fn test(&self, files: FileMap, path: Option<String>) -> Result<TestReport, SandboxError> {
         let paths = test_files(&files, path.as_deref())?;
+        let project = ready(files).await;
         let mut report = TestReport::default();
+        // What cannot run (a Node-only import, a file the transformer
+        // refused) fails the run in words the engineer can act on.
+        for problem in &project.problems {
+            let file = problem.source.as_ref().map_or("(the project)", |s| s.path.as_str());
+            report.results.push(TestResult::new(file, "(cannot run in the tab)", Outcome::Error, &problem.text));
+        }
         let jobs = js_sys::Array::new();
         let mut count = 0u64;
         for file in &paths {
-            match module_url(&files, file) {
+            match project_module_url(&project, file) {
                 Ok(url) => {
                     jobs.push(&object(&[("file", file.as_str().into()), ("url", url.as_str().into())]));
                     count += 1;

@@ -15,10 +15,8 @@ use std::rc::Rc;
 
 use futures::stream::{self, LocalBoxStream, StreamExt};
 
-use crate::core::llm::anthropic::{self, AnthropicStream};
-use crate::core::llm::http::Protocol;
-use crate::core::llm::openai::{self, OpenAiStream};
-use crate::core::llm::retry::{error_from_response, Outcome, RetryDecision, RetryPolicy};
+use crate::core::llm::codec::{Codec, StreamDecoder};
+use crate::core::llm::retry::{is_persistent, Outcome, RetryDecision, RetryPolicy};
 use crate::core::llm::{ChatRequest, Llm, LlmError, StreamEvent};
 
 pub use crate::core::llm::transport::{Body, Runtime, Transport, TransportFailure};
@@ -27,7 +25,8 @@ pub use crate::core::llm::transport::{Body, Runtime, Transport, TransportFailure
 /// sent to `base_url` and nowhere else, and never appears in `Debug`.
 #[derive(Clone)]
 pub struct ProviderConfig {
-    pub protocol: Protocol,
+    /// The provider's wire protocol (a preset names it).
+    pub protocol: &'static dyn Codec,
     pub base_url: String,
     pub model: String,
     pub api_key: Option<String>,
@@ -37,12 +36,16 @@ pub struct ProviderConfig {
     /// What to tell the user when the browser cannot reach `base_url` at
     /// all (see `presets::blocked_hint`); `None` gives a plain network error.
     pub unreachable_hint: Option<String>,
+    /// The provider follows a JSON schema sent with the request
+    /// (`Preset::structured_output`); otherwise the request's schema is
+    /// dropped and the answer goes through the repair path.
+    pub structured_output: bool,
 }
 
 impl std::fmt::Debug for ProviderConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProviderConfig")
-            .field("protocol", &self.protocol)
+            .field("protocol", &self.protocol.name())
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
@@ -77,34 +80,12 @@ impl HttpLlm {
     }
 }
 
-/// A protocol's stream decoder.
-enum Decoder {
-    OpenAi(OpenAiStream),
-    Anthropic(AnthropicStream),
-}
-
-impl Decoder {
-    fn feed(&mut self, bytes: &[u8]) -> Vec<Result<StreamEvent, LlmError>> {
-        match self {
-            Decoder::OpenAi(d) => d.feed(bytes),
-            Decoder::Anthropic(d) => d.feed(bytes),
-        }
-    }
-
-    fn finish(self) -> Result<(), LlmError> {
-        match self {
-            Decoder::OpenAi(d) => d.finish(),
-            Decoder::Anthropic(d) => d.finish(),
-        }
-    }
-}
-
 enum Phase {
     Connect,
     /// A failed attempt will be retried after this pause; `left_ms` of it
     /// remain, and `reason` says why (repeated in each countdown notice).
     Wait { left_ms: u64, reason: String },
-    Streaming { body: Box<dyn Body>, decoder: Decoder },
+    Streaming { body: Box<dyn Body>, decoder: Box<dyn StreamDecoder> },
     Over,
 }
 
@@ -117,6 +98,8 @@ struct Call {
     phase: Phase,
     /// Retries done so far.
     attempt: u32,
+    /// What the last failed try came to (a second identical 500 stops).
+    last_error: Option<LlmError>,
 }
 
 impl Llm for HttpLlm {
@@ -128,6 +111,9 @@ impl Llm for HttpLlm {
         if request.max_tokens.is_none() {
             request.max_tokens = self.config.max_tokens;
         }
+        if !self.config.structured_output {
+            request.response_schema = None;
+        }
         let call = Call {
             config: self.config.clone(),
             transport: self.transport.clone(),
@@ -136,6 +122,7 @@ impl Llm for HttpLlm {
             request,
             phase: Phase::Connect,
             attempt: 0,
+            last_error: None,
         };
         Box::pin(stream::unfold(call, step).flat_map(stream::iter))
     }
@@ -145,12 +132,9 @@ impl Llm for HttpLlm {
 async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Call)> {
     match std::mem::replace(&mut call.phase, Phase::Over) {
         Phase::Over => None,
-        Phase::Connect => match attempt(&call).await {
+        Phase::Connect => match attempt(&mut call).await {
             Attempt::Body(body) => {
-                let decoder = match call.config.protocol {
-                    Protocol::OpenAi => Decoder::OpenAi(OpenAiStream::for_request(&call.request)),
-                    Protocol::Anthropic => Decoder::Anthropic(AnthropicStream::for_request(&call.request)),
-                };
+                let decoder = call.config.protocol.decoder(&call.request);
                 call.phase = Phase::Streaming { body, decoder };
                 Some((Vec::new(), call))
             }
@@ -187,7 +171,8 @@ async fn step(mut call: Call) -> Option<(Vec<Result<StreamEvent, LlmError>>, Cal
                 Some((events, call))
             }
             Ok(None) => match decoder.finish() {
-                Ok(()) => None,
+                Ok(None) => None,
+                Ok(Some(done)) => Some((vec![Ok(StreamEvent::Done(done))], call)),
                 Err(e) => Some((vec![Err(e)], call)),
             },
             Err(failure) => {
@@ -215,25 +200,31 @@ enum Attempt {
 }
 
 /// Send once; decide whether a failure is worth another try.
-async fn attempt(call: &Call) -> Attempt {
+async fn attempt(call: &mut Call) -> Attempt {
     let config = &call.config;
-    let http = match config.protocol {
-        Protocol::OpenAi => openai::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
-        Protocol::Anthropic => anthropic::build_request(&config.base_url, config.api_key.as_deref(), &call.request, true),
-    };
+    let http = config.protocol.build_request(&config.base_url, config.api_key.as_deref(), &call.request);
     let (outcome, error) = match call.transport.send(http, config.timeout_ms).await {
         Ok((head, body)) if head.is_success() => return Attempt::Body(body),
         Ok((head, body)) => {
             let text = read_all(body).await;
-            let error = error_from_response(config.protocol, head.status, &head, &text);
+            let error = config.protocol.error_from_response(&head, &text);
             (Outcome::Response(head), error)
         }
         Err(TransportFailure::Aborted) => return Attempt::Failed(LlmError::Cancelled),
         Err(TransportFailure::Timeout) => (Outcome::Timeout, LlmError::Timeout { after_ms: config.timeout_ms }),
         Err(TransportFailure::Network(message)) => (Outcome::Network, LlmError::Network { message }),
     };
+    if is_persistent(call.last_error.as_ref(), &error) {
+        if let LlmError::ProviderDown { status, message } = error {
+            return Attempt::Failed(LlmError::ServerFault { status, message });
+        }
+    }
     match call.policy.decide(call.attempt, &outcome, call.runtime.jitter(), Some(call.runtime.now_ms())) {
-        RetryDecision::Retry { delay_ms } => Attempt::Retry { delay_ms, reason: wait_reason(&error) },
+        RetryDecision::Retry { delay_ms } => {
+            let reason = wait_reason(&error);
+            call.last_error = Some(error);
+            Attempt::Retry { delay_ms, reason }
+        }
         RetryDecision::GiveUp => Attempt::Failed(unreachable(config, error)),
     }
 }
@@ -242,11 +233,38 @@ async fn attempt(call: &Call) -> Attempt {
 fn wait_reason(error: &LlmError) -> String {
     match error {
         LlmError::RateLimited { .. } => "rate limited by the provider".into(),
+        // A 500 is "something broke", not "busy": its own words from the
+        // first failure on, so a fault that will not pass is recognisable
+        // (`retry::is_persistent` stops at the second identical one).
+        LlmError::ProviderDown { status: 500, message } => match quoted(message) {
+            Some(said) => format!("the provider failed (HTTP 500); it said {said}"),
+            None => "the provider failed (HTTP 500)".into(),
+        },
         LlmError::ProviderDown { status, .. } => format!("the provider is busy (HTTP {status})"),
         LlmError::Timeout { .. } => "no answer in time".into(),
         LlmError::Network { .. } => "the network failed".into(),
         other => other.to_string(),
     }
+}
+
+/// How many characters of a server's message a wait shows.
+const WAIT_QUOTE_CHARS: usize = 120;
+
+/// `“message”`, cut to [`WAIT_QUOTE_CHARS`] on a word; `None` when the
+/// server said nothing useful.
+fn quoted(message: &str) -> Option<String> {
+    let message = message.trim().trim_end_matches('.');
+    if message.is_empty() || message == "no details given" || message == "{}" {
+        return None;
+    }
+    let mut cut: String = message.chars().take(WAIT_QUOTE_CHARS).collect();
+    if message.chars().nth(WAIT_QUOTE_CHARS).is_some() {
+        if let Some(space) = cut.rfind(' ') {
+            cut.truncate(space);
+        }
+        cut.push('\u{2026}');
+    }
+    Some(format!("\u{201c}{cut}\u{201d}"))
 }
 
 /// A browser cannot tell "network down" from "CORS blocked": when nothing

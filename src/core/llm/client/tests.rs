@@ -9,7 +9,9 @@ use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 
 use super::*;
+use crate::core::llm::anthropic::Anthropic;
 use crate::core::llm::http::{HttpRequest, HttpResponseHead};
+use crate::core::llm::openai::OpenAi;
 use crate::core::llm::{collect_stream, ChatMessage, Completion, FinishReason};
 
 /// A scripted response: a status, headers, and body chunks (an `Err`
@@ -95,7 +97,7 @@ impl Runtime for FakeRuntime {
     }
 }
 
-fn make(protocol: Protocol, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>, Rc<FakeRuntime>) {
+fn make(protocol: &'static dyn Codec, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>, Rc<FakeRuntime>) {
     let clock = Clock::default();
     let transport = Rc::new(FakeTransport { replies: RefCell::new(replies.into()), clock: clock.clone(), ..Default::default() });
     let runtime = Rc::new(FakeRuntime { clock, ..Default::default() });
@@ -107,6 +109,7 @@ fn make(protocol: Protocol, replies: Vec<Reply>) -> (HttpLlm, Rc<FakeTransport>,
         timeout_ms: 1000,
         max_tokens: None,
         unreachable_hint: None,
+        structured_output: false,
     };
     (HttpLlm::new(config, transport.clone(), runtime.clone()), transport, runtime)
 }
@@ -128,7 +131,7 @@ const HELLO: &[&str] = &[
 
 #[test]
 fn streams_deltas_in_order_then_done_with_usage() {
-    let (llm, transport, runtime) = make(Protocol::OpenAi, vec![ok_sse(HELLO)]);
+    let (llm, transport, runtime) = make(&OpenAi, vec![ok_sse(HELLO)]);
     let (deltas, done) = collect(&llm);
     assert_eq!(deltas.concat(), "Hello");
     let done = done.unwrap();
@@ -141,7 +144,10 @@ fn streams_deltas_in_order_then_done_with_usage() {
 fn retries_like_the_sdks() {
     let rate_limited = || status(429, vec![("retry-after", "1")], r#"{"error":{"message":"slow down","type":"rate_limit"}}"#);
     let busy = || status(429, vec![], r#"{"error":{"message":"slow down"}}"#);
-    let down = || status(500, vec![], r#"{"error":{"message":"oops"}}"#);
+    let down = || status(503, vec![], r#"{"error":{"message":"busy"}}"#);
+    let gateway = || status(502, vec![], "<html>Bad gateway</html>");
+    let internal = || status(500, vec![], r#"{"error":{"message":"oops"}}"#);
+    let internal_other = || status(500, vec![], r#"{"error":{"message":"oops, again"}}"#);
     let overloaded = || status(529, vec![], r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
     let bad_key = || status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-sec***"}}"#);
     let net = || Reply::Fail(TransportFailure::Network("Failed to fetch".into()));
@@ -164,6 +170,13 @@ fn retries_like_the_sdks() {
         (then_ok(times(5, busy)), schedule[..5].to_vec(), "ok"),
         (times(7, busy), schedule.clone(), "rate limited"),
         (times(7, down), schedule.clone(), "down"),
+        (times(7, gateway), schedule.clone(), "down"),
+        // A 500 that says the same twice is a fault, not a busy spell:
+        // the call stops after the second, without the rest of the schedule.
+        (times(2, internal), vec![5_000], "fault"),
+        (then_ok(vec![internal()]), vec![5_000], "ok"),
+        (then_ok(vec![internal(), internal_other()]), vec![5_000, 10_000], "ok"),
+        (vec![internal(), internal_other(), internal_other()], vec![5_000, 10_000], "fault"),
         (times(7, overloaded), schedule.clone(), "down"),
         // A Retry-After longer than a minute is not taken at its word.
         (then_ok(vec![status(429, vec![("retry-after", "600")], "{}")]), vec![5_000], "ok"),
@@ -179,11 +192,12 @@ fn retries_like_the_sdks() {
     ];
     for (i, (replies, want_gaps, want)) in cases.into_iter().enumerate() {
         let n = replies.len();
-        let (llm, transport, runtime) = make(Protocol::OpenAi, replies);
+        let (llm, transport, runtime) = make(&OpenAi, replies);
         let (_, result) = collect(&llm);
         let got = match &result {
             Ok(c) if c.text == "Hello" => "ok",
             Err(LlmError::ProviderDown { .. }) => "down",
+            Err(LlmError::ServerFault { status: 500, .. }) => "fault",
             Err(LlmError::RateLimited { .. }) => "rate limited",
             Err(LlmError::BadKey { .. }) => "bad key",
             Err(LlmError::Network { .. }) => "network",
@@ -213,7 +227,7 @@ fn waits(events: &[Result<StreamEvent, LlmError>]) -> Vec<(u64, String)> {
 fn a_retry_wait_is_announced_before_the_pause_and_counted_down() {
     let rate_limited = status(429, vec![("retry-after", "3")], r#"{"error":{"message":"slow down"}}"#);
     let down = status(503, vec![], r#"{"error":{"message":"busy"}}"#);
-    let (llm, transport, runtime) = make(Protocol::OpenAi, vec![rate_limited, down, ok_sse(HELLO)]);
+    let (llm, transport, runtime) = make(&OpenAi, vec![rate_limited, down, ok_sse(HELLO)]);
     let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
     let limited = |ms: u64| (ms, "rate limited by the provider".to_string());
     let busy = |ms: u64| (ms, "the provider is busy (HTTP 503)".to_string());
@@ -227,13 +241,13 @@ fn a_retry_wait_is_announced_before_the_pause_and_counted_down() {
     assert_eq!(first_delta, 13);
     assert!(matches!(events.last(), Some(Ok(StreamEvent::Done(c))) if c.text == "Hello"));
     // A pause that is not a whole number of seconds ends on its remainder.
-    let (llm, _, runtime) = make(Protocol::OpenAi, vec![status(429, vec![("retry-after-ms", "1500")], "{}"), ok_sse(HELLO)]);
+    let (llm, _, runtime) = make(&OpenAi, vec![status(429, vec![("retry-after-ms", "1500")], "{}"), ok_sse(HELLO)]);
     let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
     assert_eq!(waits(&events), [limited(1500), limited(500)]);
     assert_eq!(*runtime.slept.borrow(), [1000, 500]);
     // A call that gives up announces only the waits it took.
     let give_up = || status(429, vec![("retry-after", "1")], "{}");
-    let (llm, _, _) = make(Protocol::OpenAi, (0..7).map(|_| give_up()).collect());
+    let (llm, _, _) = make(&OpenAi, (0..7).map(|_| give_up()).collect());
     let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
     assert_eq!(waits(&events), vec![limited(1000); 6]);
     assert!(matches!(events.last(), Some(Err(LlmError::RateLimited { .. }))));
@@ -245,20 +259,20 @@ fn a_cut_stream_is_truncated_with_the_partial_text() {
     if let Reply::Http { chunks, .. } = &mut reply {
         chunks.push(Err(TransportFailure::Network("connection reset".into())));
     }
-    let (llm, transport, _) = make(Protocol::OpenAi, vec![reply]);
+    let (llm, transport, _) = make(&OpenAi, vec![reply]);
     let (deltas, result) = collect(&llm);
     assert_eq!(deltas.concat(), "Hello");
     assert_eq!(result, Err(LlmError::Truncated { partial_text: "Hello".into() }));
     assert_eq!(transport.sent.borrow().len(), 1, "never re-requested mid-stream");
     // A body that simply ends before [DONE] is truncated too.
-    let (llm, _, _) = make(Protocol::OpenAi, vec![ok_sse(&HELLO[..3])]);
+    let (llm, _, _) = make(&OpenAi, vec![ok_sse(&HELLO[..3])]);
     assert_eq!(collect(&llm).1, Err(LlmError::Truncated { partial_text: "Hello".into() }));
 }
 
 #[test]
 fn an_unreachable_local_server_says_how_to_fix_it() {
     let net = || Reply::Fail(TransportFailure::Network("Failed to fetch".into()));
-    let (mut llm, _, _) = make(Protocol::OpenAi, vec![net(), net(), net()]);
+    let (mut llm, _, _) = make(&OpenAi, vec![net(), net(), net()]);
     let preset = crate::core::llm::presets::preset("ollama").unwrap();
     Rc::get_mut(&mut llm.config).unwrap().unreachable_hint =
         Some(crate::core::llm::presets::blocked_hint(preset, Some("http://127.0.0.1:8080")));
@@ -270,19 +284,19 @@ fn an_unreachable_local_server_says_how_to_fix_it() {
 
 #[test]
 fn stop_cancels() {
-    let (llm, _, _) = make(Protocol::OpenAi, vec![Reply::Fail(TransportFailure::Aborted)]);
+    let (llm, _, _) = make(&OpenAi, vec![Reply::Fail(TransportFailure::Aborted)]);
     assert_eq!(collect(&llm).1, Err(LlmError::Cancelled));
     let mut reply = ok_sse(&HELLO[..1]);
     if let Reply::Http { chunks, .. } = &mut reply {
         chunks.push(Err(TransportFailure::Aborted));
     }
-    let (llm, _, _) = make(Protocol::OpenAi, vec![reply]);
+    let (llm, _, _) = make(&OpenAi, vec![reply]);
     assert_eq!(collect(&llm).1, Err(LlmError::Cancelled));
 }
 
 #[test]
 fn sends_only_the_needed_headers_to_the_configured_url() {
-    let (llm, transport, _) = make(Protocol::OpenAi, vec![ok_sse(HELLO)]);
+    let (llm, transport, _) = make(&OpenAi, vec![ok_sse(HELLO)]);
     collect(&llm).1.unwrap();
     let sent = &transport.sent.borrow()[0];
     assert_eq!(sent.url, "http://127.0.0.1:1/v1/chat/completions");
@@ -293,7 +307,7 @@ fn sends_only_the_needed_headers_to_the_configured_url() {
 
 #[test]
 fn the_key_never_shows_in_debug_or_errors() {
-    let (llm, _, _) = make(Protocol::OpenAi, vec![status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-secret"}}"#)]);
+    let (llm, _, _) = make(&OpenAi, vec![status(401, vec![], r#"{"error":{"message":"Incorrect API key provided: sk-secret"}}"#)]);
     assert!(!format!("{:?}", llm.config).contains("sk-secret"));
     let err = collect(&llm).1.unwrap_err();
     assert!(!err.to_string().contains("sk-secret"), "{err}");
@@ -308,8 +322,30 @@ fn anthropic_streams_through_the_same_client() {
         "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n",
         "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
     ];
-    let (llm, transport, _) = make(Protocol::Anthropic, vec![ok_sse(&events)]);
+    let (llm, transport, _) = make(&Anthropic, vec![ok_sse(&events)]);
     let done = collect(&llm).1.unwrap();
     assert_eq!((done.text.as_str(), done.usage.prompt_tokens, done.usage.completion_tokens), ("Hi", 9, 3));
     assert!(transport.sent.borrow()[0].url.ends_with("/v1/messages"));
+}
+
+/// Issue #32, item 9: a 500 that never goes away. The server's own words
+/// are in the wait from the first failure on; the second identical 500
+/// ends the call with an error that says so, after one short pause
+/// instead of about three minutes of retries.
+#[test]
+fn a_repeated_500_shows_the_server_message_and_stops() {
+    let body = r#"{"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}"#;
+    let (llm, transport, runtime) = make(&OpenAi, vec![status(500, vec![], body), status(500, vec![], body)]);
+    let events: Vec<_> = block_on(llm.stream(request()).collect::<Vec<_>>());
+    let said = "the provider failed (HTTP 500); it said \u{201c}An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting\u{201d}";
+    assert_eq!(waits(&events), (1..=5).rev().map(|s| (s * 1000, said.to_string())).collect::<Vec<_>>());
+    let message = "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting".to_string();
+    assert_eq!(events.last(), Some(&Err(LlmError::ServerFault { status: 500, message })));
+    assert_eq!(transport.sent.borrow().len(), 2);
+    assert_eq!(runtime.slept.borrow().iter().sum::<u64>(), 5_000);
+    let text = match events.last() {
+        Some(Err(e)) => e.to_string(),
+        _ => String::new(),
+    };
+    assert!(text.starts_with("The provider failed twice in a row with the same error (HTTP 500). The provider said: \u{201c}An internal error"), "{text}");
 }

@@ -1,0 +1,297 @@
+//! Issue #33's scenario: a long project on a small window. The company
+//! builds a feature per request, 30 follow-ups after the idea, on a model
+//! whose window is 16k tokens; the scripted model checks every request it
+//! gets against that window. Also the same-error guard: a fix loop that
+//! repeats itself stops after the second identical attempt.
+//!
+//! The scripted answers are a pure function of the request (who asks, and
+//! what the newest turn says), so a session restored from any checkpoint
+//! gets the same answers as the uninterrupted one.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::json;
+
+use super::checkpoint::tests::outcome;
+use super::checkpoint::{Checkpoints, Durable};
+use super::keep_error::KeepError;
+use super::snapshot::TeamSnapshot;
+use super::cost::Price;
+use super::events::{EventSink, StopReason};
+use super::llm::scripted::ScriptedLlm;
+use super::llm::ChatRequest;
+use super::mgx::tests::{answer, cmd, end};
+use super::rolezero::condense::{CONDENSE, CONDENSED, SUMMARY_HEADING};
+use super::session::{Models, Session};
+use super::settings::{Settings, TeamKind};
+use super::window::{estimate_messages, ModelWindow};
+use crate::cross_test;
+
+const MODEL: &str = "scripted";
+const WINDOW: ModelWindow = ModelWindow::new(16_384, 4_096);
+const FOLLOW_UPS: usize = 30;
+
+fn settings() -> Settings {
+    Settings {
+        team: TeamKind::Company,
+        model: MODEL.into(),
+        custom_price: Some(Price::new(1.0, 2.0)),
+        custom_window: Some(WINDOW),
+        budget: 1e6,
+        rounds: 30,
+        ..Settings::default()
+    }
+}
+
+/// The request for feature `n` (0 is the idea).
+pub(crate) fn request_text(n: usize) -> String {
+    if n == 0 {
+        "a todo list page; add feature 0: the list itself".to_string()
+    } else {
+        format!("add feature {n}: one more thing the todo list does")
+    }
+}
+
+/// The last number after "feature " in `text`.
+fn feature_in(text: &str) -> Option<usize> {
+    text.rmatch_indices("feature ").find_map(|(at, _)| {
+        let digits: String = text[at + 8..].chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    })
+}
+
+/// A feature's code, the size a real one has (about 2,400 characters).
+pub(crate) fn feature_code(n: usize) -> String {
+    (0..30).map(|i| format!("export function feature{n}_step{i}(list) {{ return list.map((item) => ({{ ...item, step: {i} }})); }}\n")).collect()
+}
+
+/// What the model answers to `request`, the same every time it is asked.
+pub(crate) fn answer_for(request: &ChatRequest) -> String {
+    let turns = &request.messages;
+    let last = turns.last().map_or("", |m| m.content.as_str());
+    let system = turns.first().map_or("", |m| m.content.as_str());
+    if last == CONDENSE {
+        let features: Vec<String> = turns.iter().filter_map(|m| feature_in(&m.content)).map(|n| n.to_string()).collect();
+        return format!(
+            "I lead the work on a todo list page, one feature a request. Features mentioned in this part: {}. \
+             Each feature lives in its own file featureN.js, written by Alex and checked; every task so far is finished \
+             and the user was told each time. Nothing is open.",
+            features.join(", ")
+        );
+    }
+    if system.contains("decide what kind of request") {
+        return "TASK".into();
+    }
+    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
+    // The request being worked on: the newest turn that names a feature
+    // (the closing turn, with the plan, is left out).
+    let history = &turns[1..turns.len().saturating_sub(1).max(1)];
+    let n = history.iter().rev().find_map(|m| feature_in(&m.content)).unwrap_or(0);
+    if system.contains("named Mike") {
+        if newest.starts_with("[Message] from Alex") || newest.contains("I have finished the task") {
+            return answer(
+                &format!("Feature {n} is done."),
+                json!([
+                    cmd("Plan.finish_current_task", json!({})),
+                    cmd("RoleZero.reply_to_human", json!({"content": format!("Feature {n} is ready.")})),
+                    end(),
+                ]),
+            );
+        }
+        return answer(
+            &format!("Feature {n} is a job for Alex."),
+            json!([
+                cmd("Plan.append_task", json!({"task_id": format!("f{n}"), "dependent_task_ids": [], "instruction": format!("Add feature {n}"), "assignee": "Alex"})),
+                cmd("TeamLeader.publish_team_message", json!({"content": format!("Add feature {n} in feature{n}.js, in the style of the others."), "send_to": "Alex"})),
+                cmd("RoleZero.reply_to_human", json!({"content": format!("Alex is adding feature {n}.")})),
+                end(),
+            ]),
+        );
+    }
+    // Alex: look at the previous feature, write this one, end.
+    if newest.contains("Command Editor.write executed") {
+        return answer(&format!("Feature {n} is written."), json!([end()]));
+    }
+    if newest.contains("Command Editor.read executed") || newest.contains("Command Editor.list executed") {
+        return answer(
+            &format!("Writing feature {n}."),
+            json!([cmd("Editor.write", json!({"path": format!("feature{n}.js"), "content": feature_code(n)}))]),
+        );
+    }
+    if n == 0 {
+        return answer("Let me see the project.", json!([cmd("Editor.list", json!({}))]));
+    }
+    answer("Reading the previous one first.", json!([cmd("Editor.read", json!({"path": format!("feature{}.js", n - 1)}))]))
+}
+
+/// The scripted model; every request it gets is measured against the
+/// window (the largest estimate so far is kept).
+fn model(largest: Rc<RefCell<u64>>) -> ScriptedLlm {
+    ScriptedLlm::answering(MODEL, move |_, request| {
+        let tokens = estimate_messages(&request.messages);
+        let mut largest = largest.borrow_mut();
+        *largest = (*largest).max(tokens);
+        answer_for(request)
+    })
+}
+
+/// Keeps every checkpoint's snapshot (the store's own round trip is
+/// `checkpoint::tests::Recorder`'s business; this run is long).
+#[derive(Default)]
+struct Snapshots(RefCell<Vec<TeamSnapshot>>);
+
+impl Durable for Snapshots {
+    fn keep(&self, team: Rc<Checkpoints>) -> futures::future::LocalBoxFuture<'static, Result<(), KeepError>> {
+        self.0.borrow_mut().push(team.snapshot());
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+fn session(llm: &ScriptedLlm) -> Session {
+    Session::new(&settings(), Models::Given(Rc::new(llm.clone())), EventSink::default())
+}
+
+/// Send request `n` and run it to the end.
+async fn request(s: &Session, n: usize) {
+    s.send(&request_text(n)).expect("the team is idle");
+    let end = s.run().await.expect("the run ends");
+    assert_eq!(end.outcome.stop, StopReason::Idle, "request {n}: {:?}", end.outcome.failures);
+}
+
+fn is_condensation(request: &ChatRequest) -> bool {
+    request.messages.last().is_some_and(|m| m.content == CONDENSE)
+}
+
+cross_test! {
+    async fn thirty_follow_ups_on_a_16k_window_fit_condense_and_resume_from_around_each_condensation() {
+        let largest = Rc::new(RefCell::new(0));
+        let llm = model(largest.clone());
+        let s = session(&llm);
+        let recorder = Rc::new(Snapshots::default());
+        s.team().borrow_mut().keep_durable(recorder.clone());
+        // (snapshot, the request it was taken in, whether that request is done)
+        let mut checkpoints = Vec::new();
+        for n in 0..=FOLLOW_UPS {
+            let before = recorder.0.borrow().len();
+            request(&s, n).await;
+            checkpoints.extend(recorder.0.borrow()[before..].iter().map(|snap| (snap.clone(), n)));
+        }
+        let requests = llm.requests();
+        // Every request fits: the prompt within the budget, so the answer's
+        // room is left too (the scripted model would have had to refuse).
+        assert!(*largest.borrow() <= WINDOW.prompt_budget(), "largest prompt {} > budget {}", largest.borrow(), WINDOW.prompt_budget());
+        let condensations: Vec<usize> = (0..requests.len()).filter(|&i| is_condensation(&requests[i])).collect();
+        assert!(!condensations.is_empty(), "the history was condensed at least once");
+        // The summary is in the session like any message, and later requests start from it.
+        let team = s.team().borrow();
+        let mike = team.env.roles().iter().find(|r| r.name() == "Mike").expect("Mike");
+        assert!(mike.state.memory.all().iter().any(|m| m.cause_by.as_str() == CONDENSED));
+        let last_mike = requests.iter().rev().find(|r| r.messages[0].content.contains("named Mike") && !is_condensation(r)).expect("Mike asked");
+        assert!(last_mike.messages[1].content.starts_with(SUMMARY_HEADING), "{}", last_mike.messages[1].content);
+        assert_eq!(team.env.world.files.borrow().paths().count(), FOLLOW_UPS + 1, "a file per feature");
+        let want = outcome(&team);
+        drop(team);
+
+        // Restored from each checkpoint just before and after a condensation
+        // call (the first and the last), the run goes on the same.
+        let mut checked = 0;
+        let near = [condensations[0], condensations[condensations.len() - 1]];
+        for (k, (snapshot, n)) in checkpoints.into_iter().enumerate() {
+            let finished = snapshot.ledger.total().calls as usize;
+            if !near.iter().any(|&c| finished + 1 >= c && finished <= c + 1) {
+                continue;
+            }
+            let rest = model(Rc::new(RefCell::new(0)));
+            let restored = session(&rest);
+            restored.team().borrow_mut().keep_durable(Rc::new(Snapshots::default()));
+            restored.restore(snapshot).expect("restore");
+            let end = restored.run().await.expect("the run goes on");
+            assert_eq!(end.outcome.stop, StopReason::Idle, "checkpoint {k}: {:?}", end.outcome.failures);
+            for m in n + 1..=FOLLOW_UPS {
+                request(&restored, m).await;
+            }
+            assert_eq!(rest.calls(), requests.len() - finished, "checkpoint {k}: no finished call made again");
+            let asked: Vec<_> = rest.requests().into_iter().map(|r| r.messages).collect();
+            assert!(asked.iter().eq(requests[finished..].iter().map(|r| &r.messages)), "checkpoint {k}: the same requests");
+            assert_eq!(outcome(&restored.team().borrow()), want, "checkpoint {k}");
+            checked += 1;
+        }
+        assert!(checked >= 4, "{checked} checkpoints around condensations");
+    }
+}
+
+/// The fix loop: Edward runs the tests, Alex "fixes" game.js with the same
+/// code, Mike has the tests run again; the same failure comes back.
+fn fix_loop_answer(request: &ChatRequest) -> String {
+    let turns = &request.messages;
+    let system = turns.first().map_or("", |m| m.content.as_str());
+    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
+    if system.contains("decide what kind of request") {
+        return "TASK".into();
+    }
+    if turns.first().is_some_and(|m| m.role != super::llm::ChatRole::System) {
+        return "The tests still fail the same way.".into();
+    }
+    let publish = |to: &str, what: &str| cmd("TeamLeader.publish_team_message", json!({"content": what, "send_to": to}));
+    if system.contains("named Mike") {
+        if newest.starts_with("Follow-up request") || newest.contains("merge bug") && !newest.starts_with("[Message]") {
+            return answer(
+                "Edward first.",
+                json!([
+                    cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Fix the merge bug", "assignee": "Alex"})),
+                    publish("Edward", "Run the tests of game.js."),
+                    end(),
+                ]),
+            );
+        }
+        if newest.starts_with("[Message] from Alex") {
+            return answer("Again, Edward.", json!([publish("Edward", "Alex fixed game.js: run the tests again."), end()]));
+        }
+        return answer("Waiting.", json!([end()]));
+    }
+    if system.contains("named Edward") {
+        if newest.starts_with("[Message] from Mike") {
+            let test = "import { merge } from '../game.js';\ntest('merges equal tiles', () => expect(merge([2, 2, 0, 0])).toEqual([4, 0, 0, 0]));\n";
+            // Thoughts that differ (as a model's do): the duplicate guard
+            // compares whole answers; this guard, the commands and the error.
+            let asked = turns.iter().filter(|m| m.content.starts_with("[Message] from Mike")).count();
+            return answer(
+                &format!("Running them ({asked} messages from Mike so far)."),
+                json!([cmd("Editor.write", json!({"path": "tests/game.test.js", "content": test})), cmd("Sandbox.run_tests", json!({}))]),
+            );
+        }
+        return answer("Reported.", json!([end()]));
+    }
+    // Alex: the same "fix" every time.
+    answer(
+        "Fixing merge.",
+        json!([cmd("Editor.write", json!({"path": "game.js", "content": "export function merge(row) { return row; }\n"})), end()]),
+    )
+}
+
+cross_test! {
+    async fn a_fix_loop_that_meets_the_same_error_twice_pauses_for_the_person() {
+        use super::sandbox::fake::FakeSandbox;
+        use super::sandbox::{Outcome as TestOutcome, TestReport, TestResult};
+        let failing = || TestReport {
+            results: vec![TestResult::new("tests/game.test.js", "merges equal tiles", TestOutcome::Failed, "expected [4,0,0,0], got [2,2,0,0]")],
+        };
+        let llm = ScriptedLlm::answering(MODEL, |_, request| fix_loop_answer(request));
+        let s = session(&llm);
+        let sandbox = FakeSandbox::with_reports([failing(), failing(), failing()]);
+        s.team().borrow_mut().env.world.sandbox = Rc::new(sandbox.clone());
+        s.send("fix the merge bug in game.js").expect("idle");
+        let end = s.run().await.expect("the run ends");
+        assert_eq!(sandbox.runs.borrow().len(), 2, "no third run of the same tests");
+        let StopReason::Failed { errors } = &end.outcome.stop else { panic!("paused: {:?}", end.outcome.stop) };
+        assert!(end.outcome.stop.can_resume());
+        let [(who, text)] = errors.as_slice() else { panic!("{errors:?}") };
+        assert_eq!(who, "Edward");
+        assert!(text.contains("got the same error twice in a row"), "{text}");
+        assert!(text.contains("merges equal tiles"), "the error is quoted: {text}");
+        assert!(text.contains("Resume to let it try again"), "{text}");
+        // The files are what the single "fix" left: one version of game.js.
+        assert_eq!(s.team().borrow().env.world.files.borrow().history("game.js").map(|h| h.len()).ok(), Some(1));
+    }
+}

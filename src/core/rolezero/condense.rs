@@ -1,0 +1,180 @@
+//! A RoleZero's history sized to its model's window (issue #33): the turns
+//! a request carries between its system prompt and its closing turn, and
+//! the condensation that keeps them within the budget.
+//!
+//! When the history would not fit, its older part is replaced by a summary
+//! the model writes (MetaGPT's `use_summary` idea, asked as
+//! `prompts/condense.md`). The summary is a message in the role's memory
+//! like any other (cause `CONDENSED`, the last message it covers in its
+//! metadata), so it is saved, restored and resumed with the role; the
+//! history then starts with the latest summary and goes on with what came
+//! after what it covers, append-only again until the next condensation. A
+//! single turn larger than a quarter of the room is shown clipped, with a
+//! note that says how to see the rest (a file is read again on demand).
+//!
+//! It does not decide the window (`core::window`), and it never drops a
+//! message without a summary covering it.
+
+use crate::core::llm::{ChatMessage, ChatRole};
+use crate::core::message::{Message, MessageId, MessageRef, MsgRole};
+use crate::core::role::Role;
+use crate::core::role_error::RoleError;
+use crate::core::window::{estimate_messages, estimate_tokens};
+use crate::core::world::World;
+
+use super::zero::{RoleZero, SHOWN_ONLY};
+
+/// The closing turn of the request that asks for a summary.
+pub const CONDENSE: &str = include_str!("prompts/condense.md");
+/// The `cause_by` of a summary that replaces the older history.
+pub const CONDENSED: &str = "RoleZero.condensed";
+/// The metadata key of the last message id a summary covers.
+pub const COVERS_THROUGH: &str = "covers_through";
+/// How the summary's turn opens in the history.
+pub const SUMMARY_HEADING: &str = "[Summary of the earlier work in this project, written by you]";
+/// The newest messages kept in full after a condensation: at most this
+/// share of the room (the rest of the room is for what comes next).
+const KEEP_SHARE: u64 = 3;
+/// A single turn is clipped to a quarter of the room.
+const TURN_SHARE: u64 = 4;
+
+impl RoleZero {
+    /// The history for a request whose other turns (`fixed`: the system
+    /// prompt, the closing turn) are given: condensed first, as often as
+    /// needed, until the request fits the budget of the role's model.
+    /// A request that cannot fit even with no history goes as it is (the
+    /// provider's "too long" answer is handled where every error is).
+    pub(super) async fn fitted_history(&self, role: &mut Role, world: &World, fixed: &[ChatMessage]) -> Result<Vec<ChatMessage>, RoleError> {
+        let gate = role.gate_for(world);
+        let budget = world.windows.borrow().window(gate.model()).prompt_budget();
+        let room = budget.saturating_sub(estimate_messages(fixed));
+        loop {
+            let (summary, live) = self.live(role);
+            let turns = self.turns(role, summary, &live, room);
+            if estimate_messages(&turns) <= room || live.is_empty() {
+                return Ok(turns);
+            }
+            let older = self.older_part(role, summary, &live, room);
+            let Some(last) = older.last().map(|m| m.id) else { return Ok(turns) };
+            // The request's own system prompt, when it has one: the summary
+            // call then shares the prefix the provider's cache holds.
+            let mut request: Vec<ChatMessage> = fixed.iter().take(1).filter(|m| m.role == ChatRole::System).cloned().collect();
+            request.extend(self.turns(role, summary, &older, room));
+            request.push(ChatMessage::user(CONDENSE));
+            let text = gate.quietly().absorbed().ask(request).await?;
+            self.remember_summary(role, world, &text, last);
+        }
+    }
+
+    /// The latest summary (if any) and the messages after what it covers,
+    /// shown to the model (not `SHOWN_ONLY`, not older summaries).
+    fn live<'r>(&self, role: &'r Role) -> (Option<&'r MessageRef>, Vec<&'r MessageRef>) {
+        let all = role.state.memory.all();
+        let summary = all.iter().rev().find(|m| m.cause_by.as_str() == CONDENSED);
+        let covered = summary
+            .and_then(|s| s.metadata.get(COVERS_THROUGH))
+            .and_then(|id| id.parse::<u64>().ok())
+            .and_then(|id| all.iter().position(|m| m.id == MessageId(id)))
+            .map_or(0, |at| at + 1);
+        let recent = role.state.memory.get(self.config.memory_k);
+        let start = covered.max(all.len() - recent.len());
+        let live = all[start..]
+            .iter()
+            .filter(|m| m.cause_by.as_str() != SHOWN_ONLY && m.cause_by.as_str() != CONDENSED)
+            .collect();
+        (summary, live)
+    }
+
+    /// What the next summary covers: the oldest live messages, leaving the
+    /// newest (up to a third of the room) in full, and no more than a
+    /// summary request can carry with the current summary. At least one.
+    fn older_part<'r>(&self, role: &Role, summary: Option<&'r MessageRef>, live: &[&'r MessageRef], room: u64) -> Vec<&'r MessageRef> {
+        let cost = |m: &MessageRef| estimate_messages(&self.turns(role, None, &[m], room));
+        let mut kept = 0;
+        let mut split = live.len();
+        while split > 1 && kept + cost(live[split - 1]) <= room / KEEP_SHARE {
+            kept += cost(live[split - 1]);
+            split -= 1;
+        }
+        let mut carried = summary.map_or(0, |s| estimate_tokens(&s.content)) + estimate_tokens(CONDENSE);
+        let mut older = Vec::new();
+        for m in &live[..split.max(1)] {
+            carried += cost(m);
+            if !older.is_empty() && carried > room {
+                break;
+            }
+            older.push(*m);
+        }
+        older
+    }
+
+    /// Messages as chat turns: this role's own words as the assistant,
+    /// everyone else's as the user, with who said it; the summary first.
+    /// A turn longer than a quarter of `room` is clipped.
+    fn turns(&self, role: &Role, summary: Option<&MessageRef>, messages: &[&MessageRef], room: u64) -> Vec<ChatMessage> {
+        let limit = room / TURN_SHARE;
+        let summary = summary.map(|s| ChatMessage::user(format!("{SUMMARY_HEADING}\n{}", clip(&s.content, limit))));
+        summary
+            .into_iter()
+            .chain(messages.iter().map(|m| {
+                let content = clip(&m.content, limit);
+                if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
+                    ChatMessage::assistant(content)
+                } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
+                    ChatMessage::user(content)
+                } else {
+                    ChatMessage::user(format!("[Message] from {}: {}", m.sent_from, content))
+                }
+            }))
+            .collect()
+    }
+
+    fn remember_summary(&self, role: &mut Role, world: &World, text: &str, covers: MessageId) {
+        let message = Message::new(world.new_id(), text.trim())
+            .with_role(MsgRole::Assistant)
+            .caused_by(CONDENSED)
+            .from_role(&role.spec.name)
+            .with_meta(COVERS_THROUGH, covers.0.to_string());
+        role.state.memory.add(std::rc::Rc::new(message));
+    }
+}
+
+/// `text` cut to about `tokens` (estimated), on a line or word boundary,
+/// with a note of what was left out and how to see it.
+fn clip(text: &str, tokens: u64) -> String {
+    if estimate_tokens(text) <= tokens {
+        return text.to_string();
+    }
+    // Room for the note itself.
+    let bytes = (tokens.saturating_sub(80) as usize).saturating_mul(3);
+    let mut cut = bytes.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    let head = head.rfind('\n').filter(|&n| n > cut / 2).map_or(head, |n| &head[..n]);
+    format!(
+        "{head}\n[… {} more characters not shown here to keep the conversation within the model's window; read the file again with Editor.read if you need them]",
+        text.len() - head.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_keeps_short_texts_and_cuts_long_ones_on_a_line() {
+        assert_eq!(clip("short", 100), "short");
+        let long: String = (0..400).map(|i| format!("line {i} of the file\n")).collect();
+        let cut = clip(&long, 200);
+        assert!(estimate_tokens(&cut) <= 200, "{}", estimate_tokens(&cut));
+        assert!(cut.contains("line 0 of the file\nline 1"));
+        assert!(cut.contains("more characters not shown"));
+        let head = cut.split("\n[…").next().unwrap_or_default();
+        assert!(head.ends_with("of the file"), "cut on a line: {head:?}");
+        // Multi-byte text is cut on a character boundary.
+        let accents = "é".repeat(2000);
+        assert!(clip(&accents, 100).starts_with('é'));
+    }
+}

