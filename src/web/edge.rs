@@ -89,7 +89,9 @@ impl BrowserEdge {
                 f();
             }
         }));
-        let sandbox = if self.sandboxed { WebSandbox::new(TEST_TIME_LIMIT_MS).ok() } else { None };
+        // Only a build with the `sandbox` feature (the site) makes frames:
+        // the widget's build then carries none of the sandbox's code.
+        let sandbox = if cfg!(feature = "sandbox") && self.sandboxed { WebSandbox::new(TEST_TIME_LIMIT_MS).ok() } else { None };
         if let Ok(mut team) = session.team().try_borrow_mut() {
             if let Some(sandbox) = &sandbox {
                 team.env.world.sandbox = Rc::new(sandbox.clone());
@@ -120,6 +122,11 @@ impl Edge for BrowserEdge {
     }
 
     fn holder(&self) -> LocalBoxFuture<'static, String> {
+        // Only builds that keep sessions take leases: the plain widget's
+        // host never asks, and carries none of the tab id's code.
+        if !cfg!(any(feature = "site", feature = "widget-keep")) {
+            return Box::pin(async { String::new() });
+        }
         Box::pin(super::tab_id::tab_holder())
     }
 

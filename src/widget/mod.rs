@@ -35,6 +35,9 @@ use crate::core::commands::host::HostTools;
 use crate::core::host::{Edge, Host, HostState, Request};
 use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
+#[cfg(not(feature = "widget-keep"))]
+use crate::core::store::NoStore;
+#[cfg(feature = "widget-keep")]
 use crate::core::store::Store;
 use crate::core::view::{EntryKind, RunView};
 use crate::web::edge::BrowserEdge;
@@ -43,6 +46,14 @@ use host_key::{HostKeyTransport, PLACEHOLDER_KEY};
 use host_port::PagePort;
 use options::{KeySource, WidgetOptions};
 use page::{resumable, Heard};
+
+/// The store a widget's host may keep its conversation in: the keeping
+/// engine's IndexedDB store; none at all in the plain engine, whose host
+/// is then built without any saving code (its size budget).
+#[cfg(feature = "widget-keep")]
+type Kept = dyn Store;
+#[cfg(not(feature = "widget-keep"))]
+type Kept = NoStore;
 
 /// One widget's team. JS owns it; `update(name, json)` hears everything.
 #[wasm_bindgen]
@@ -58,7 +69,7 @@ struct Inner {
     /// The page's tools and context, given to each team.
     tools: Option<Rc<HostTools>>,
     /// The session host (made once the store, if any, is open).
-    host: RefCell<Option<Host>>,
+    host: RefCell<Option<Host<Kept>>>,
     edge: Rc<BrowserEdge>,
     view: RefCell<RunView>,
     state: RefCell<HostState>,
@@ -218,11 +229,11 @@ impl Agent {
 }
 
 impl Inner {
-    fn host(&self) -> Option<Host> {
+    fn host(&self) -> Option<Host<Kept>> {
         self.host.borrow().clone()
     }
 
-    fn make_host(self: &Rc<Self>, store: Option<Rc<dyn Store>>) -> Host {
+    fn make_host(self: &Rc<Self>, store: Option<Rc<Kept>>) -> Host<Kept> {
         let edge: Rc<dyn Edge> = self.edge.clone();
         let host = Host::new(edge, store, Rc::new(Heard(Rc::downgrade(self))), self.settings.clone(), self.start_key("").to_string());
         *self.host.borrow_mut() = Some(host.clone());

@@ -18,7 +18,7 @@ use futures::lock::Mutex;
 use crate::core::checkpoint::{Checkpoints, Durable};
 use crate::core::keep_error::KeepError;
 use crate::core::snapshot::TeamSnapshot;
-use crate::core::store::{NewSession, SessionData, SessionStatus, SessionWriter, Store, StoreError};
+use crate::core::store::{MayKeep, NewSession, SessionData, SessionStatus, SessionWriter, Store, StoreError};
 
 use super::Edge;
 
@@ -27,8 +27,8 @@ pub const LEASE_MS: u64 = 20_000;
 const RENEW_MS: u64 = 5_000;
 
 /// One open session: writes its checkpoints and holds its lease.
-pub struct Keeper {
-    store: Rc<dyn Store>,
+pub struct Keeper<S: ?Sized + Store> {
+    store: Rc<S>,
     edge: Rc<dyn Edge>,
     writer: Rc<Mutex<SessionWriter>>,
     pub session_id: String,
@@ -36,9 +36,20 @@ pub struct Keeper {
     open: Rc<Cell<bool>>,
 }
 
-impl Keeper {
+// Each way in is a plain function that decides, before any future is
+// made, whether the store type can keep anything (`MayKeep`): an `async
+// fn`'s later steps stay built in even when they cannot be reached, so
+// this is what leaves the whole keeper out of a `Host<NoStore>`.
+impl<S: ?Sized + Store + MayKeep + 'static> Keeper<S> {
     /// A new session for `new`, leased to this tab.
-    pub async fn create(store: Rc<dyn Store>, edge: Rc<dyn Edge>, new: NewSession) -> Result<Keeper, StoreError> {
+    pub fn create(store: Rc<S>, edge: Rc<dyn Edge>, new: NewSession) -> LocalBoxFuture<'static, Result<Keeper<S>, StoreError>> {
+        if !S::KEEPS {
+            return Box::pin(async { Err(no_store()) });
+        }
+        Box::pin(Self::create_kept(store, edge, new))
+    }
+
+    async fn create_kept(store: Rc<S>, edge: Rc<dyn Edge>, new: NewSession) -> Result<Keeper<S>, StoreError> {
         let record = store.create_session(new).await?;
         let holder = edge.holder().await;
         store.acquire_lock(&record.id, &holder, edge.now_ms(), LEASE_MS).await?;
@@ -47,7 +58,14 @@ impl Keeper {
 
     /// An existing session, leased to this tab (refused with `Locked`
     /// while another tab holds it), with what it holds.
-    pub async fn open(store: Rc<dyn Store>, edge: Rc<dyn Edge>, id: &str) -> Result<(Keeper, SessionData), StoreError> {
+    pub fn open(store: Rc<S>, edge: Rc<dyn Edge>, id: &str) -> LocalBoxFuture<'_, Result<(Keeper<S>, SessionData), StoreError>> {
+        if !S::KEEPS {
+            return Box::pin(async { Err(no_store()) });
+        }
+        Box::pin(Self::open_kept(store, edge, id))
+    }
+
+    async fn open_kept(store: Rc<S>, edge: Rc<dyn Edge>, id: &str) -> Result<(Keeper<S>, SessionData), StoreError> {
         let holder = edge.holder().await;
         store.acquire_lock(id, &holder, edge.now_ms(), LEASE_MS).await?;
         let data = match store.load_session(id).await {
@@ -62,12 +80,12 @@ impl Keeper {
     }
 
     fn leased(
-        store: Rc<dyn Store>,
+        store: Rc<S>,
         edge: Rc<dyn Edge>,
         session_id: String,
         holder: String,
         saved: Option<TeamSnapshot>,
-    ) -> Keeper {
+    ) -> Keeper<S> {
         let keeper = Keeper {
             writer: Rc::new(Mutex::new(SessionWriter::new(session_id.clone(), holder.clone(), saved))),
             store,
@@ -97,38 +115,54 @@ impl Keeper {
     }
 
     /// Commit `snapshot`'s changes and the session's status now.
-    pub async fn save(&self, snapshot: TeamSnapshot, status: SessionStatus) -> Result<(), StoreError> {
+    pub fn save(&self, snapshot: TeamSnapshot, status: SessionStatus) -> LocalBoxFuture<'_, Result<(), StoreError>> {
+        if !S::KEEPS {
+            return Box::pin(async { Err(no_store()) });
+        }
+        Box::pin(self.save_kept(snapshot, status))
+    }
+
+    async fn save_kept(&self, snapshot: TeamSnapshot, status: SessionStatus) -> Result<(), StoreError> {
         let mut writer = self.writer.lock().await;
         writer.save(&*self.store, snapshot, Some(status), self.edge.now_ms()).await.map(|_| ())
     }
 
     /// Let the session go (another tab may open it at once).
-    pub async fn release(&self) {
+    pub fn release(&self) -> LocalBoxFuture<'_, ()> {
         self.open.set(false);
-        let _ = self.store.release_lock(&self.session_id, &self.holder).await;
+        if !S::KEEPS {
+            return Box::pin(async {});
+        }
+        Box::pin(async move {
+            let _ = self.store.release_lock(&self.session_id, &self.holder).await;
+        })
     }
 
     /// The keeper as the checkpoints' sink: each checkpoint is committed
     /// (serialized with the others) before the call waiting on it is made.
-    pub fn sink(&self) -> KeeperSink {
+    pub fn sink(&self) -> KeeperSink<S> {
         KeeperSink { store: self.store.clone(), edge: self.edge.clone(), writer: self.writer.clone() }
     }
 }
 
-impl Drop for Keeper {
+impl<S: ?Sized + Store> Drop for Keeper<S> {
     fn drop(&mut self) {
         self.open.set(false);
     }
 }
 
+fn no_store() -> StoreError {
+    StoreError::Unavailable("no store".into())
+}
+
 /// See [`Keeper::sink`].
-pub struct KeeperSink {
-    store: Rc<dyn Store>,
+pub struct KeeperSink<S: ?Sized + Store> {
+    store: Rc<S>,
     edge: Rc<dyn Edge>,
     writer: Rc<Mutex<SessionWriter>>,
 }
 
-impl Durable for KeeperSink {
+impl<S: ?Sized + Store + 'static> Durable for KeeperSink<S> {
     fn keep(&self, team: Rc<Checkpoints>) -> LocalBoxFuture<'static, Result<(), KeepError>> {
         let (store, edge, writer) = (self.store.clone(), self.edge.clone(), self.writer.clone());
         Box::pin(async move {

@@ -28,7 +28,6 @@ mod note;
 mod tests;
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
 
 use futures::future::LocalBoxFuture;
@@ -39,7 +38,7 @@ use super::plan_edit::PlanEdit;
 use super::sandbox::ConsoleLine;
 use super::session::{Session, SessionError};
 use super::settings::Settings;
-use super::store::{NewSession, SessionSettings, SessionStatus, Store, StoreError};
+use super::store::{MayKeep, NewSession, SessionSettings, SessionStatus, Store, StoreError};
 use super::versions::{Automatic, ProjectVersion, Spend};
 use super::view::RunView;
 
@@ -188,35 +187,56 @@ enum Pending {
 }
 
 /// The open session.
-struct Open {
+struct Open<S: ?Sized + Store> {
     session: Rc<Session>,
-    keeper: Option<Rc<Keeper>>,
+    keeper: Option<Rc<Keeper<S>>>,
     replay: bool,
     /// Why the team last stopped (`None` before its first run ends).
     stopped: Option<StopReason>,
     pending: Option<Pending>,
 }
 
-/// The session host. Cheap to clone (one host per page or widget).
-#[derive(Clone)]
-pub struct Host {
-    inner: Rc<Inner>,
+impl<S: ?Sized + Store + MayKeep> Open<S> {
+    /// The keeper, read as `Inner::store` is.
+    fn keeper(&self) -> Option<Rc<Keeper<S>>> {
+        if S::KEEPS {
+            self.keeper.clone()
+        } else {
+            None
+        }
+    }
 }
 
-struct Inner {
+/// The session host. Cheap to clone (one host per page or widget).
+///
+/// Generic over the store's type: `dyn Store` where sessions may be kept
+/// (the site, the keeping widget), [`NoStore`] where they never are (the
+/// plain widget), so that no saving code is built into it.
+pub struct Host<S: ?Sized + Store = dyn Store> {
+    inner: Rc<Inner<S>>,
+}
+
+impl<S: ?Sized + Store> Clone for Host<S> {
+    fn clone(&self) -> Self {
+        Self { inner: self.inner.clone() }
+    }
+}
+
+struct Inner<S: ?Sized + Store> {
     edge: Rc<dyn Edge>,
-    store: Option<Rc<dyn Store>>,
+    store: Option<Rc<S>>,
     listener: Rc<dyn Listener>,
     settings: RefCell<Settings>,
     key: RefCell<String>,
     /// The person gave a key for the open session (saved with it): after
     /// a reload without it, the key is asked for whatever the preset says.
     key_given: Cell<bool>,
-    open: RefCell<Option<Open>>,
+    open: RefCell<Option<Open<S>>>,
     /// A run is going (from the moment it is asked for to its saved end).
     going: Cell<bool>,
-    /// Questions waiting for the person's answer.
-    asking: RefCell<BTreeSet<u64>>,
+    /// Questions waiting for the person's answer (a few at most: a `Vec`
+    /// builds smaller than a set).
+    asking: RefCell<Vec<u64>>,
     /// The last state pushed.
     state: RefCell<HostState>,
     /// What the page is told about storage, opening and requests.
@@ -230,11 +250,11 @@ struct Inner {
     generation: Cell<u64>,
 }
 
-impl Host {
+impl<S: ?Sized + Store + MayKeep + 'static> Host<S> {
     /// A host keeping sessions in `store` (none: sessions run unsaved).
     pub fn new(
         edge: Rc<dyn Edge>,
-        store: Option<Rc<dyn Store>>,
+        store: Option<Rc<S>>,
         listener: Rc<dyn Listener>,
         settings: Settings,
         key: String,
@@ -276,7 +296,7 @@ impl Host {
 
     /// Whether the store is there.
     pub fn keeps_sessions(&self) -> bool {
-        self.inner.store.is_some()
+        self.inner.store().is_some()
     }
 
     /// New settings or key (typed in Settings): taken by the next run; a
@@ -308,7 +328,7 @@ impl Host {
     /// Open the latest session in the store, if there is one (the widget's
     /// one conversation). `Ok(false)` when there is none.
     pub async fn open_latest(&self) -> Result<bool, Note> {
-        let Some(store) = self.inner.store.clone() else { return Ok(false) };
+        let Some(store) = self.inner.store() else { return Ok(false) };
         let list = store.list_sessions().await.map_err(Note::Storage);
         let list = self.inner.noted(list)?;
         let Some(last) = list.iter().max_by_key(|s| s.updated_ms) else { return Ok(false) };
@@ -368,7 +388,7 @@ impl Host {
         if !session.answer(id, text) {
             return Err(Refusal::NoQuestion);
         }
-        inner.asking.borrow_mut().remove(&id);
+        inner.asking.borrow_mut().retain(|asked| *asked != id);
         inner.push();
         Ok(())
     }
@@ -446,7 +466,17 @@ impl Host {
     }
 }
 
-impl Inner {
+impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
+    /// The store, read only where one may be (`MayKeep`): elsewhere every
+    /// saving path is known dead when compiling, and left out.
+    fn store(&self) -> Option<Rc<S>> {
+        if S::KEEPS {
+            self.store.clone()
+        } else {
+            None
+        }
+    }
+
     fn current(&self) -> Option<Rc<Session>> {
         self.open.borrow().as_ref().map(|o| o.session.clone())
     }
@@ -466,7 +496,7 @@ impl Inner {
 
     /// The team's events go to the listener; the state follows them.
     fn events(self: &Rc<Self>) -> EventSink {
-        let weak: Weak<Inner> = Rc::downgrade(self);
+        let weak: Weak<Inner<S>> = Rc::downgrade(self);
         let generation = self.generation.get();
         EventSink::new(move |event| {
             let Some(inner) = weak.upgrade() else { return };
@@ -478,7 +508,7 @@ impl Inner {
             match event {
                 TeamEvent::LlmDelta { .. } => return,
                 TeamEvent::AskHuman { id, .. } => {
-                    inner.asking.borrow_mut().insert(*id);
+                    inner.asking.borrow_mut().push(*id);
                 }
                 TeamEvent::Stopped { .. } => inner.asking.borrow_mut().clear(),
                 _ => {}
@@ -522,7 +552,7 @@ impl Inner {
             RunView::default(),
         );
         session.send(&idea)?;
-        if let Some(store) = self.store.clone() {
+        if let Some(store) = self.store() {
             let mut kept = SessionSettings::of(&settings);
             kept.key_given = self.key_given.get();
             let new = NewSession {
@@ -551,7 +581,7 @@ impl Inner {
     }
 
     async fn open_saved(self: &Rc<Self>, id: &str) -> Result<(), Note> {
-        let Some(store) = self.store.clone() else {
+        let Some(store) = self.store() else {
             return Err(Note::Storage(StoreError::Unavailable("no store".into())));
         };
         if self.going.get() {
@@ -606,7 +636,11 @@ impl Inner {
     }
 
     /// Keep `session` in `keeper` from now on; saved as it stands first.
-    async fn keep(&self, session: &Session, keeper: Rc<Keeper>, status: SessionStatus) -> Result<(), StoreError> {
+    async fn keep(&self, session: &Session, keeper: Rc<Keeper<S>>, status: SessionStatus) -> Result<(), StoreError> {
+        if !S::KEEPS {
+            // Before the first await, so the rest is left out of the build.
+            return Err(StoreError::Unavailable("no store".into()));
+        }
         let snapshot = {
             let mut team = session.team().borrow_mut();
             team.keep_durable(Rc::new(keeper.sink()));
@@ -621,7 +655,7 @@ impl Inner {
     }
 
     /// Show `open` from now on, with `view`.
-    fn show(self: &Rc<Self>, open: Open, view: RunView) {
+    fn show(self: &Rc<Self>, open: Open<S>, view: RunView) {
         self.asking.borrow_mut().clear();
         *self.open.borrow_mut() = Some(open);
         *self.session_id.borrow_mut() = None;
@@ -638,7 +672,7 @@ impl Inner {
         let open = self.open.borrow_mut().take();
         *self.session_id.borrow_mut() = None;
         self.edge.kept(None);
-        if let Some(keeper) = open.and_then(|o| o.keeper) {
+        if let Some(keeper) = open.and_then(|o| o.keeper()) {
             keeper.release().await;
         }
     }
@@ -745,7 +779,7 @@ impl Inner {
     /// (a reload finds the request), its end saved unless the page itself
     /// cut it off.
     fn run(self: &Rc<Self>) {
-        let Some((session, keeper)) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone())) else {
+        let Some((session, keeper)) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper())) else {
             return;
         };
         self.going.set(true);
@@ -797,7 +831,7 @@ impl Inner {
     /// plan edit): saved as it stands, and shown.
     fn saved_change(self: &Rc<Self>) {
         self.push();
-        let Some((session, Some(keeper))) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper.clone()))
+        let Some((session, Some(keeper))) = self.open.borrow().as_ref().map(|o| (o.session.clone(), o.keeper()))
         else {
             return;
         };
