@@ -143,7 +143,7 @@ test('after tick, untick, reload and faults, the key is in no storage and no exp
   const faults = [
     ['e2e-custody-401', [{ status: 401, text: 'Incorrect API key provided' }], 'rejected the API key'],
     ['e2e-custody-429', [{ status: 429, text: 'Rate limit reached', headers: { 'retry-after': '0' }, repeat: 7 }], 'provider is busy'],
-    ['e2e-custody-500', [{ status: 500, text: 'Internal error', headers: { 'retry-after': '0' }, repeat: 7 }], 'provider is busy or down'],
+    ['e2e-custody-500', [{ status: 500, text: 'Internal error', headers: { 'retry-after': '0' }, repeat: 7 }], 'failed twice in a row'],
   ];
   for (const [model, turns, says] of faults) {
     await script(env.llm, model, turns);
