@@ -53,7 +53,7 @@ fn provider(protocol: &'static dyn Codec, model: &str, timeout_ms: u64) -> (Http
         "openai" => format!("{}/v1", server()),
         _ => server().to_string(),
     };
-    let config = ProviderConfig { protocol, base_url: base, model: model.into(), api_key: Some("sk-test-key".into()), timeout_ms, max_tokens: None, unreachable_hint: None };
+    let config = ProviderConfig { protocol, base_url: base, model: model.into(), api_key: Some("sk-test-key".into()), timeout_ms, max_tokens: None, unreachable_hint: None, structured_output: false };
     (HttpLlm::new(config, Rc::new(transport.clone()), Rc::new(BrowserRuntime)), transport)
 }
 

@@ -110,6 +110,7 @@ async fn new_session(store: &IdbStore, title: &str) -> SessionWriter {
                 budget: 1e9,
                 rounds: 100,
                 role_models: Default::default(),
+                key_given: false,
             },
             now_ms: 1,
         })

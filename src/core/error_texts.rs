@@ -1,8 +1,13 @@
-//! Every text a person sees when something goes wrong, in one table: each
-//! error kind with the words of its bubble in the conversation and of the
-//! paused run's status line. Tests only; the texts themselves live with
-//! their errors (`LlmError`, `BudgetError`, `RoleError`, `NodeParseError`,
-//! `StoreError`) and in `view::stop_text`.
+//! The texts a person sees when something goes wrong or cannot go, in
+//! tables: each error kind of a run with the words of its bubble in the
+//! conversation and of the paused run's status line, the stops, and what
+//! the session host says about storage, opening and requests (`Note`,
+//! `Refusal`, the same on the site and in the widget). Tests only; the
+//! texts themselves live with their errors (`LlmError`, `BudgetError`,
+//! `RoleError`, `NodeParseError`, `StoreError`, `SessionError`, the host's
+//! `Note`) and in `view::stop_text`. Not covered here: the page's own few
+//! lines (a file not read, the run's code not loaded, the widget's
+//! "loading" and "open in another tab" lines), which sit with their code.
 //!
 //! What the model is told (the `[CONTENT]` correction, RoleZero's repair
 //! notes) is deliberately not here: it stays in the prompts.
@@ -264,5 +269,38 @@ mod tests {
             // Each error ends its sentence before the next begins.
             assert!(status.ends_with(". Nothing was lost."), "{status:?}");
         }
+    }
+
+    /// What the session host says, the same words on the site and in the widget.
+    #[test]
+    fn every_host_note_with_its_text() {
+        use crate::core::host::{Note, Refusal};
+        use crate::core::session::SessionError;
+        let notes = [
+            Note::Refused(Refusal::NoSession),
+            Note::Refused(Refusal::Busy),
+            Note::Refused(Refusal::NeedsKey),
+            Note::Refused(Refusal::Settings(vec!["Enter a model name.".into(), "Set a budget above $0.".into()])),
+            Note::Refused(Refusal::Replay),
+            Note::Refused(Refusal::NoQuestion),
+            Note::Refused(Refusal::Session(SessionError::Empty)),
+            Note::NotStarted(StoreError::QuotaExceeded),
+            Note::Storage(StoreError::Locked { by: "tab-2".into() }),
+            Note::CannotOpen(SessionError::NoPlan),
+            Note::NothingSaved,
+        ];
+        let lines: Vec<String> = notes.iter().map(ToString::to_string).collect();
+        expect![[r#"
+            Start or open a session first.
+            The team is at work: wait for it to finish, or press Stop, then send this again.
+            Enter your API key to carry on: nothing is sent without it.
+            To carry on: Enter a model name. Set a budget above $0.
+            A replay cannot take new requests; start the team with your own key to ask for changes.
+            That question is no longer waiting for an answer.
+            Type what you want the team to do first.
+            The run was not started. The browser's storage for this site is full, so the last change was not saved and the run is paused. Free some space: delete old sessions in the Sessions list (export those you want to keep first), then Resume.
+            This session is open in another tab (tab-2). Close it there, or wait a moment for that tab's hold on it to run out, then Resume.
+            This team has no plan to edit.
+            This session has nothing saved yet."#]].assert_eq(&lines.join("\n"));
     }
 }

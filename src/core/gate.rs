@@ -72,8 +72,6 @@ impl CallJournal {
         self.cursor = 0;
     }
 
-    /// The next entry's answer if it was for this request (`digest` is
-    /// asked for only when there is a next entry).
     /// Forget the last `n` calls made or replayed (an action whose answers
     /// never fit gave up): a resumed reaction asks them afresh, from the
     /// action's first attempt, instead of replaying the same refused answers.
@@ -82,6 +80,8 @@ impl CallJournal {
         self.entries.truncate(self.cursor);
     }
 
+    /// The next entry's answer if it was for this request (`digest` is
+    /// asked for only when there is a next entry).
     fn replay(&mut self, digest: impl FnOnce() -> u64) -> Option<String> {
         let next = self.entries.get(self.cursor)?.request;
         if next == digest() {

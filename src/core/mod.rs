@@ -16,6 +16,7 @@ pub mod environment;
 mod error_texts;
 pub mod events;
 pub mod gate;
+pub mod host;
 pub mod human;
 mod join;
 pub mod json_scan;

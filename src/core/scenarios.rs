@@ -1,6 +1,6 @@
 //! Scenario tests of the whole core: routing, observing, the three react
 //! modes, budget, failures, and save → restore → continue. Each rule of
-//! `shared/mission/SEMANTICS.md` has a case here; the tests run natively and
+//! `docs/SEMANTICS.md` (copied from the mission brief) has a case here; the tests run natively and
 //! in headless Chromium (`cross_test!`).
 
 use std::cell::RefCell;

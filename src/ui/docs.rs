@@ -29,7 +29,7 @@ pub fn DocsPane() -> impl IntoView {
         let pick = chosen.get().filter(|c| list.iter().any(|(p, _)| p == c));
         pick.or_else(|| list.first().map(|(p, _)| p.clone())).and_then(|path| {
             let version = list.iter().find(|(p, _)| *p == path).map(|(_, v)| *v);
-            let text = shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().and_then(|f| f.read(&path).ok().map(str::to_string))))?;
+            let text = shared.read_file(&path)?;
             Some((path, version, text))
         })
     };

@@ -40,8 +40,6 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
         if let Err(e) = settings_store::save(&settings, &key) {
             notice.set(Some(e));
         }
-        shared.replay.set(false);
-        shared.running.set(true);
         lazy::start(shared, settings, key, idea.get_untracked().trim().to_string());
     };
     view! {

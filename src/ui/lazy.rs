@@ -20,7 +20,7 @@ use leptos::task::spawn_local;
 
 use crate::core::settings::Settings;
 
-use super::sessions::{self, SessionAction};
+use super::host::{self as sessions, SessionAction};
 use super::Shared;
 
 /// A split point in the module `run` (a plain function without `split`).
@@ -119,15 +119,49 @@ split! {
 }
 
 split! {
-    fn resume_run(shared: Shared) {
-        sessions::resume(shared)
+    fn play_replay(shared: Shared) {
+        sessions::replay(shared)
     }
 }
 
 split! {
-    fn play_replay(shared: Shared) {
-        super::replay::play(shared)
+    fn apply_settings(shared: Shared) {
+        sessions::settings_changed(shared)
     }
+}
+
+split! {
+    fn dismiss_note(shared: Shared) {
+        if let Some(host) = shared.host() {
+            host.note(None);
+        }
+    }
+}
+
+/// The settings or key changed (the dialog closed): the host takes them
+/// (a request waiting for the key goes). Nothing to do before a session.
+pub fn settings_changed(shared: Shared) {
+    if shared.host.with_value(Option::is_none) {
+        return;
+    }
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(apply_settings(shared));
+        }
+    });
+}
+
+/// The banner's note is dismissed.
+pub fn dismiss(shared: Shared) {
+    shared.storage_note.set(None);
+    if shared.host.with_value(Option::is_none) {
+        return;
+    }
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(dismiss_note(shared));
+        }
+    });
 }
 
 split! {
@@ -161,8 +195,6 @@ pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
     spawn_local(async move {
         if ensure(shared).await {
             enter!(start_run(shared, settings, key, idea));
-        } else {
-            shared.running.set(false);
         }
     });
 }
@@ -172,15 +204,6 @@ pub async fn open(shared: Shared, id: String) {
     if ensure(shared).await {
         enter!(open_session(shared, id)).await;
     }
-}
-
-/// Continue the open session (see `sessions::resume`).
-pub fn resume(shared: Shared) {
-    spawn_local(async move {
-        if ensure(shared).await {
-            enter!(resume_run(shared));
-        }
-    });
 }
 
 /// Play the sample run (see `replay::play`).

@@ -1,8 +1,8 @@
 //! The Leptos front end. Components render core values (`RunView`,
-//! `Settings`, the plan, the files) and call core or `web` methods; they
+//! `Settings`, the host's `HostState`) and call the session host; they
 //! hold no business logic (see ARCHITECTURE.md).
 //!
-//! Layout: `top_bar` (name, `sessions`' switcher, cost, Settings button),
+//! Layout: `host` (the page's side of the session host), `top_bar` (name, `sessions`' switcher, cost, Settings button),
 //! `settings_dialog` (every setting: `settings_panel`, `role_models`,
 //! `theme`), `first_card` (provider, model, key and the idea while no run
 //! is open), `run_view` (status, Stop/Resume, conversation, plan board,
@@ -12,6 +12,7 @@
 
 mod docs;
 mod first_card;
+mod host;
 mod lazy;
 mod preview;
 mod progressive;
@@ -32,12 +33,13 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::core::events::TeamEvent;
+use crate::core::host::{Host, HostState, Phase};
 use crate::core::plan::Plan;
-use crate::core::view::RunView;
 use crate::core::store::SessionRecord;
+use crate::core::versions::ProjectVersion;
+use crate::core::view::RunView;
+use crate::web::edge::BrowserEdge;
 use crate::web::idb_store::IdbStore;
-use crate::web::runner::Runner;
 use crate::web::settings_store;
 
 
@@ -53,124 +55,112 @@ pub(crate) fn parse_number(text: &str) -> Option<f64> {
 }
 
 /// Everything the page shares between components. Signals are handles, so
-/// this is `Copy`.
+/// this is `Copy`. What a session is and does is the host's
+/// (`core::host::Host`): the page holds its last pushed `state` and reads
+/// the rest from it; it keeps no copy of its own.
 #[derive(Clone, Copy)]
 pub struct Shared {
     pub settings: RwSignal<crate::core::settings::Settings>,
     pub key: RwSignal<String>,
+    /// The conversation and status, folded from the team's events.
     pub view: RwSignal<RunView>,
-    pub plan: RwSignal<Plan>,
+    /// Where the open session stands, as the host pushed it last.
+    pub state: RwSignal<HostState>,
+    pub plan: Memo<Plan>,
     /// (path, version) of every project file.
-    pub files: RwSignal<Vec<(String, u32)>>,
-    pub running: RwSignal<bool>,
-    pub runner: StoredValue<Option<Rc<Runner>>, LocalStorage>,
+    pub files: Memo<Vec<(String, u32)>>,
+    /// The project's versions, oldest first.
+    pub versions: Memo<Vec<ProjectVersion>>,
+    /// The team is at work (or asking).
+    pub running: Memo<bool>,
+    /// The session shown, when it is kept.
+    pub session_id: Memo<Option<String>>,
+    /// The run is the sample replay (labelled as such; nothing is spent).
+    pub replay: Memo<bool>,
+    /// The session host, made with the run module (`lazy`).
+    pub host: StoredValue<Option<Host>, LocalStorage>,
+    /// The host's browser ports (the preview shows their sandbox).
+    pub edge: StoredValue<Option<Rc<BrowserEdge>>, LocalStorage>,
     /// Where sessions are kept (none when the browser offers no IndexedDB).
     pub store: StoredValue<Option<Rc<IdbStore>>, LocalStorage>,
     /// The store is open (`store` itself is not reactive).
     pub store_ready: RwSignal<bool>,
     pub sessions: RwSignal<Vec<SessionRecord>>,
-    /// The session shown, when it is kept.
-    pub session_id: RwSignal<Option<String>>,
-    /// What storage could not do, in words.
+    /// What the page itself could not do (a file not read, the run's code
+    /// not loaded, storage not opened), in words.
     pub storage_note: RwSignal<Option<String>>,
-    /// Why Resume could not go on (no key after a reload, say); the key
-    /// field is highlighted while it says so.
-    pub resume_note: RwSignal<Option<String>>,
-    /// The run is the sample replay (labelled as such; nothing is spent).
-    pub replay: RwSignal<bool>,
     /// The run panel, once its code is loaded (`lazy`).
     pub run_panel: RwSignal<Option<ViewFn>>,
-    /// The project's versions, oldest first (re-read by `refresh`).
-    pub versions: RwSignal<Vec<crate::core::versions::ProjectVersion>>,
-    /// Counts the runs that ended (the runner is not reactive: this tells
-    /// the page a run has closed its version and the team is at rest).
-    pub run_ends: RwSignal<u64>,
-    /// The team stands still with work left for Resume (re-read by
-    /// `refresh`; `Session::has_work_left`).
-    pub work_left: RwSignal<bool>,
 }
 
 impl Shared {
     /// A run (or an opened session, or the replay) fills the page; until
     /// then the first card does.
     pub(crate) fn run_shown(&self) -> bool {
-        self.running.get() || self.view.with(|v| v.state != crate::core::view::RunState::NotStarted)
+        self.state.with(HostState::is_open) || self.view.with(|v| v.state != crate::core::view::RunState::NotStarted)
     }
 
-    /// Re-read the plan, the file list, the versions and whether work is
-    /// left from the running team's shared handles.
-    pub(crate) fn refresh(&self) {
-        self.runner.with_value(|runner| {
-            let Some(runner) = runner else { return };
-            let work_left = runner.session.has_work_left();
-            if self.work_left.get_untracked() != work_left {
-                self.work_left.set(work_left);
-            }
-            if let Some(plan) = &runner.plan {
-                if let Ok(plan) = plan.try_borrow() {
-                    if self.plan.with_untracked(|p| *p != *plan) {
-                        self.plan.set(plan.clone());
-                    }
-                }
-            }
-            if let Ok(files) = runner.files.try_borrow() {
-                let list: Vec<(String, u32)> = files
-                    .paths()
-                    .into_iter()
-                    .map(|p| (p.to_string(), files.version(p).unwrap_or_default()))
-                    .collect();
-                if self.files.with_untracked(|f| *f != list) {
-                    self.files.set(list);
-                }
-            }
-            if let Ok(project) = runner.project.try_borrow() {
-                if self.versions.with_untracked(|v| *v != project.versions) {
-                    self.versions.set(project.versions.clone());
-                }
-            }
-        });
+    /// The host, when the run module has made it.
+    pub(crate) fn host(&self) -> Option<Host> {
+        self.host.get_value()
     }
 
-    pub(crate) fn on_event(&self, event: &TeamEvent) {
-        self.view.update(|v| v.apply(event));
-        match event {
-            TeamEvent::RoundStarted { .. } => self.running.set(true),
-            TeamEvent::Stopped { .. } => {
-                self.running.set(false);
-                self.refresh();
-            }
-            TeamEvent::LlmDelta { .. } => {}
-            _ => self.refresh(),
-        }
+    /// The open session's files (the host's; read, never kept).
+    pub(crate) fn project_files(&self) -> Option<Rc<std::cell::RefCell<crate::core::files::ProjectFiles>>> {
+        self.host.with_value(|h| h.as_ref().and_then(Host::session)).map(|s| s.files.clone())
+    }
+
+    /// The text of project file `path`, as it stands.
+    pub(crate) fn read_file(&self, path: &str) -> Option<String> {
+        self.project_files()?.try_borrow().ok()?.read(path).ok().map(str::to_string)
+    }
+
+    /// What the banner says: the page's own note, else the host's (a
+    /// request waiting for a key is said beside Resume instead).
+    pub(crate) fn banner(&self) -> Option<String> {
+        self.storage_note.get().or_else(|| {
+            self.state.with(|s| match (&s.phase, &s.note) {
+                (Phase::Waiting(_), _) => None,
+                (_, note) => note.as_ref().map(ToString::to_string),
+            })
+        })
+    }
+
+    /// Why a request or Resume waits (the key, say), in words.
+    pub(crate) fn waiting(&self) -> Option<String> {
+        self.state.with(|s| match &s.phase {
+            Phase::Waiting(why) => Some(why.to_string()),
+            _ => None,
+        })
     }
 }
 
 /// The site's root component.
 #[component]
 pub fn App() -> impl IntoView {
+    let state = RwSignal::new(HostState::default());
     let shared = Shared {
         settings: RwSignal::new(settings_store::load()),
         key: RwSignal::new(settings_store::remembered_key()),
         view: RwSignal::new(RunView::default()),
-        plan: RwSignal::new(Plan::default()),
-        files: RwSignal::new(Vec::new()),
-        running: RwSignal::new(false),
-        runner: StoredValue::new_local(None),
+        state,
+        plan: Memo::new(move |_| state.with(|s| s.plan.clone())),
+        files: Memo::new(move |_| state.with(|s| s.files.clone())),
+        versions: Memo::new(move |_| state.with(|s| s.versions.clone())),
+        running: Memo::new(move |_| state.with(HostState::running)),
+        session_id: Memo::new(move |_| state.with(|s| s.session_id.clone())),
+        replay: Memo::new(move |_| state.with(|s| s.replay)),
+        host: StoredValue::new_local(None),
+        edge: StoredValue::new_local(None),
         store: StoredValue::new_local(None),
         store_ready: RwSignal::new(false),
         sessions: RwSignal::new(Vec::new()),
-        session_id: RwSignal::new(None),
         storage_note: RwSignal::new(None),
-        resume_note: RwSignal::new(None),
-        replay: RwSignal::new(false),
         run_panel: RwSignal::new(None),
-        versions: RwSignal::new(Vec::new()),
-        run_ends: RwSignal::new(0),
-        work_left: RwSignal::new(false),
     };
     provide_context(shared);
     settings_dialog::provide();
-    sessions::boot(shared);
+    host::boot(shared);
     lazy::prefetch(shared);
     // Remembered for the next visit; the first card is the same either way.
     let _ = settings_store::first_visit();
@@ -186,9 +176,9 @@ pub fn App() -> impl IntoView {
     view! {
         <div class="app">
             <top_bar::TopBar/>
-            {move || shared.storage_note.get().map(|n| view! {
+            {move || shared.banner().map(|n| view! {
                 <p class="error banner" role="alert"><span data-testid="storage-note">{n}</span>
-                    <button class="ghost small" aria-label="Dismiss" on:click=move |_| shared.storage_note.set(None)>"×"</button>
+                    <button class="ghost small" aria-label="Dismiss" on:click=move |_| lazy::dismiss(shared)>"×"</button>
                 </p>
             })}
             <main class="stage">

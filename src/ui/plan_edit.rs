@@ -2,15 +2,13 @@
 //! instruction, assignee or dependencies, reset a task, finish the current
 //! one. Each runs as the team leader's `Plan.*` command through
 //! `Runner::edit_plan`; the command's result or refusal is shown as it is.
-//! Allowed only while the team is paused (the runner refuses otherwise).
+//! Allowed only while the team is paused (the host refuses otherwise).
 
-use std::rc::Rc;
 
 use leptos::prelude::*;
 
 use crate::core::plan::Task;
 use crate::core::plan_edit::{next_task_id, parse_ids, PlanEdit};
-use crate::web::runner::Runner;
 
 use super::Shared;
 
@@ -26,19 +24,14 @@ pub struct EditState {
     assignee: RwSignal<String>,
 }
 
-fn runner(shared: &Shared) -> Option<Rc<Runner>> {
-    shared.runner.with_value(|r| r.clone())
-}
-
 fn run(shared: Shared, state: EditState, edit: PlanEdit) {
-    let Some(runner) = runner(&shared) else { return };
-    let outcome = runner.edit_plan(&edit).map_err(|e| e.to_string());
+    let Some(host) = shared.host() else { return };
+    let outcome = host.edit_plan(&edit).map_err(|e| e.to_string());
     if outcome.is_ok() {
         state.editing.set(None);
         state.instruction.set(String::new());
     }
     state.outcome.set(Some(outcome));
-    shared.refresh();
 }
 
 /// Per-task buttons (edit, reset), shown beside each task.
@@ -73,12 +66,8 @@ pub fn TaskActions(task: Task) -> impl IntoView {
 pub fn PlanEditor() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let state = expect_context::<EditState>();
-    // The runner is not reactive: re-read it whenever a run starts or stops.
-    let has_plan = move || {
-        shared.running.track();
-        // A replay's plan is the recording's: its model has no answers for edits.
-        !shared.replay.get() && shared.runner.with_value(|r| r.as_ref().is_some_and(|r| r.plan.is_some()))
-    };
+    // A replay's plan is the recording's: its model has no answers for edits.
+    let has_plan = move || shared.state.with(|s| s.has_plan && !s.replay);
     let paused = move || !shared.running.get();
     let submit = move || {
         let edit = match state.editing.get_untracked() {

@@ -15,7 +15,7 @@ use super::Shared;
 #[component]
 pub fn PreviewPane() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let sandbox: Option<WebSandbox> = shared.runner.with_value(|r| r.as_ref().and_then(|r| r.sandbox.clone()));
+    let sandbox: Option<WebSandbox> = shared.edge.with_value(|e| e.as_ref().and_then(|e| e.sandbox()));
     let Some(sandbox) = sandbox else {
         return view! { <section class="card preview"><h2>"Preview"</h2><p class="note">"The sandbox is not available in this browser."</p></section> }.into_any();
     };
@@ -26,7 +26,7 @@ pub fn PreviewPane() -> impl IntoView {
     host.on_load(move |div| {
         let _ = div.append_child(placed.host());
     });
-    let files_of = move || shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().map(|f| snapshot(&f))));
+    let files_of = move || shared.project_files().and_then(|f| f.try_borrow().ok().map(|f| snapshot(&f)));
     // Rebuild the preview whenever a file changes and there is a page to show.
     let rebuild = sandbox.clone();
     Effect::new(move |_| {
@@ -114,7 +114,7 @@ pub fn PreviewPane() -> impl IntoView {
                                 {place.map(|place| view! { " "<span class="note console-source" data-testid="console-source">"("{place}")"</span> })}
                                 {fixable.map(|line| view! {
                                     " "<button data-testid="ask-fix" disabled=move || !super::versions::team_at_rest(shared)
-                                        on:click=move |_| fix_error.set(super::versions::ask_team(shared, |r| r.session.fix(&line)).err())>
+                                        on:click=move |_| fix_error.set(super::versions::ask_team(shared, crate::core::host::Request::Fix(line.clone())).err())>
                                         "Ask the team to fix"
                                     </button>
                                 })}

@@ -2,12 +2,7 @@
 //! through the real team (no key, no provider, nothing spent), and the
 //! banner that says, for the whole run, that it is a replay.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
-
-use crate::core::view::RunView;
-use crate::web::replay::sample_runner;
 
 use super::Shared;
 
@@ -26,21 +21,6 @@ pub fn ReplayButton() -> impl IntoView {
             "Replay a sample run"
         </button>
     }
-}
-
-/// Replace the run with the sample replay and play it.
-pub fn play(shared: Shared) {
-    shared.view.set(RunView::default());
-    shared.plan.set(Default::default());
-    shared.files.set(Vec::new());
-    shared.replay.set(true);
-    // A replay is not a session: nothing of it is kept.
-    shared.session_id.set(None);
-    let (runner, _) = sample_runner(move |e| shared.on_event(e));
-    let runner = Rc::new(runner);
-    shared.runner.set_value(Some(runner.clone()));
-    shared.running.set(true);
-    runner.resume(None);
 }
 
 /// Shown above the run while it is a replay.

@@ -17,7 +17,7 @@ use super::Shared;
 #[component]
 pub fn RunPanel() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    // The runner is not reactive; a run has started once either of these moved.
+    // A session (or the replay) is shown.
     let started = move || shared.run_shown();
     provide_edit_state();
     view! {
@@ -33,7 +33,7 @@ pub fn RunPanel() -> impl IntoView {
                         <super::versions::Composer/>
                     })
                     preview=ViewFn::from(move || view! {
-                        // Made again for each session: it holds that runner's sandbox.
+                        // Made again for each session: it holds that team's sandbox.
                         {move || { shared.session_id.track(); view! { <super::preview::PreviewPane/> } }}
                     })
                     code=ViewFn::from(|| view! { <Files/> })
@@ -57,8 +57,8 @@ fn Toolbar() -> impl IntoView {
         // The words are the core's (`RunView::status`).
         format!("{replay}{}", shared.view.with(|v| v.status()))
     };
-    let stop = move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() });
-    let resume = move |_| super::sessions::resume(shared);
+    let stop = move |_| if let Some(host) = shared.host() { host.stop() };
+    let resume = move |_| super::host::resume(shared);
     view! {
         <div class="run-bar" class:working=move || shared.running.get()>
             <span class="pulse" aria-hidden="true"></span>
@@ -83,14 +83,14 @@ fn Toolbar() -> impl IntoView {
                 </table>
                 </div>
             </details>
-            <button data-testid="stop" class="small" disabled=move || !shared.running.get() on:click=stop>"Stop"</button>
-            // Offered only when there is work to carry on (the core's
+            <button data-testid="stop" class="small" disabled=move || !shared.state.with(|s| s.can_stop()) on:click=stop>"Stop"</button>
+            // Offered only when there is work to carry on (the host's
             // `can_resume`): not during a run, nor after one that is done
             // (unless the plan was edited since).
-            <Show when=move || shared.view.with(|v| v.can_resume(shared.work_left.get()))>
+            <Show when=move || shared.state.with(|s| s.can_resume())>
                 <button data-testid="resume" class="primary small" disabled=move || shared.running.get() on:click=resume>"Resume"</button>
             </Show>
-            {move || shared.resume_note.get().map(|n| view! {
+            {move || shared.waiting().map(|n| view! {
                 <p class="error resume-note" role="alert"><span data-testid="resume-note">{n}</span>" "
                     <button class="link" data-testid="resume-settings" on:click=move |_| dialog.show()>"Open Settings"</button>
                 </p>
@@ -164,8 +164,10 @@ fn Row(entry: Entry) -> impl IntoView {
         if text.trim().is_empty() {
             return;
         }
-        shared.runner.with_value(|r| if let Some(r) = r { r.answer(id, text.trim()); });
-        shared.view.update(|v| v.answered(id, text.trim()));
+        let Some(host) = shared.host() else { return };
+        if host.answer(id, text.trim()).is_ok() {
+            shared.view.update(|v| v.answered(id, text.trim()));
+        }
     };
     view! {
         <article class=class data-live=live.to_string()>
@@ -233,8 +235,7 @@ fn Files() -> impl IntoView {
     let content = move || {
         let path = selected.get()?;
         let _version = shared.files.with(|f| f.iter().find(|(p, _)| *p == path).map(|(_, v)| *v));
-        shared.runner.with_value(|r| r.as_ref().and_then(|r| r.files.try_borrow().ok().and_then(|f| f.read(&path).ok().map(str::to_string))))
-            .map(|text| (path, text))
+        shared.read_file(&path).map(|text| (path, text))
     };
     let selected_version = move |path: &str| shared.files.with_untracked(|f| f.iter().find(|(p, _)| p == path).map(|(_, v)| *v));
     // The hand edit of the selected file: its text while the box is open.
@@ -243,12 +244,11 @@ fn Files() -> impl IntoView {
     let at_rest = move || super::versions::team_at_rest(shared);
     let save_edit = move |_| {
         let (Some(path), Some(text)) = (selected.get_untracked(), editing.get_untracked()) else { return };
-        let Some(runner) = shared.runner.get_value() else { return };
-        match runner.session.edit_file(&path, &text) {
+        let Some(host) = shared.host() else { return };
+        match host.edit_file(&path, &text) {
             Ok(_) => {
                 editing.set(None);
                 edit_error.set(None);
-                super::versions::saved_change(shared);
             }
             Err(e) => edit_error.set(Some(e.to_string())),
         }
@@ -315,7 +315,7 @@ fn download_zip(shared: Shared) {
         list.iter().find(|s| Some(&s.id) == id.as_ref()).map(|s| s.title.clone())
     });
     let stem = crate::core::store::file_stem(title.as_deref().unwrap_or("tabteam-project"));
-    let zipped = shared.runner.with_value(|r| r.as_ref().map(|r| r.files.borrow().to_zip(&stem)));
+    let zipped = shared.project_files().map(|f| f.borrow().to_zip(&stem));
     let result = match zipped {
         Some(Ok(bytes)) => crate::web::download::save(&format!("{stem}.zip"), "application/zip", &bytes),
         Some(Err(e)) => Err(format!("the zip could not be made: {e}")),

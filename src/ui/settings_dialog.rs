@@ -65,8 +65,11 @@ pub fn SettingsDialog() -> impl IntoView {
         }
     });
     // Escape (the browser's cancel) and `close()` both end here.
+    let shared = expect_context::<super::Shared>();
     let on_close = move |_| {
         state.open.set(false);
+        // A request waiting for the key (or a setting) goes now.
+        super::lazy::settings_changed(shared);
         if let Some(el) = opener.get_value() {
             let _ = el.focus();
         }

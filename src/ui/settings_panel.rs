@@ -27,7 +27,7 @@ pub fn ProviderFields() -> impl IntoView {
     let settings = shared.settings;
     let needs_key = move || settings.with(|s| s.preset().is_none_or(|p| p.needs_key));
     let provider = move || settings.with(|s| s.preset().map(|p| p.label).unwrap_or("the provider").to_string());
-    let attention = move || shared.resume_note.with(Option::is_some) && shared.key.with(|k| k.trim().is_empty());
+    let attention = move || shared.state.with(|s| s.needs_key()) && shared.key.with(|k| k.trim().is_empty());
     view! {
         <div class="fields provider-fields">
             <label>"Provider"
@@ -51,10 +51,7 @@ pub fn ProviderFields() -> impl IntoView {
                     aria-describedby="key-note"
                     placeholder=move || key_placeholder(needs_key())
                     prop:value=shared.key
-                    on:input=move |ev| {
-                        shared.key.set(event_target_value(&ev));
-                        shared.resume_note.set(None);
-                    } />
+                    on:input=move |ev| shared.key.set(event_target_value(&ev)) />
             </label>
             <p class="note key-note" id="key-note">{move || if needs_key() {
                 format!("Your key goes only from this browser to {}; it stays in this tab's memory unless you tick \u{201c}Remember the key\u{201d} in Settings.", provider())

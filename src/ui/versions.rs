@@ -6,60 +6,28 @@
 //! to the team.
 //!
 //! Every rule (when a request is accepted, what a version holds, how a
-//! restore works) is `core::session::Session`'s; this file shows its
-//! answers and refusals. Diff lines are model output: they are rendered as
+//! restore works) is the host's and the controller's (`core::host`,
+//! `core::session`); this file shows their answers and refusals. Diff lines are model output: they are rendered as
 //! text, never as HTML.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::core::session::SessionError;
-use crate::core::store::SessionStatus;
+use crate::core::host::Request;
 use crate::core::sandbox::ConsoleLine;
 use crate::core::versions::{Automatic, FileChange, LineTag, ProjectVersion, RequestKind};
-use crate::web::runner::Runner;
 
 use super::Shared;
 
-/// The team is not at work: no run is going on in the controller (the
-/// status line can say "Done" a moment before the run has closed its
-/// version, hence the run-end tick).
+/// A request may be sent: the host's answer, as it pushed it last.
 pub(crate) fn team_at_rest(shared: Shared) -> bool {
-    let running = shared.running.get();
-    shared.run_ends.track();
-    !running && shared.runner.with_value(|r| r.as_ref().is_some_and(|r| !r.is_running()))
+    shared.state.with(|s| s.at_rest())
 }
 
-/// Hand the team a request made by `ask` (a follow-up, a preview error),
-/// save the session with it, and resume. A refusal comes back in words.
-pub(crate) fn ask_team(shared: Shared, ask: impl FnOnce(&Runner) -> Result<(), SessionError>) -> Result<(), String> {
-    let Some(runner) = shared.runner.get_value() else {
-        return Err("Start or open a session first.".into());
-    };
-    ask(&runner).map_err(|e| e.to_string())?;
-    shared.running.set(true);
-    shared.refresh();
-    spawn_local(async move {
-        // Saved before the run starts, so a reload finds the request.
-        runner.save_now(SessionStatus::Running).await;
-        super::sessions::resume(shared);
-    });
-    Ok(())
-}
-
-/// After a change made without the team (a restore, a hand edit): save
-/// the session as it stands and show the new files, plan and versions.
-pub(crate) fn saved_change(shared: Shared) {
-    shared.refresh();
-    let Some(runner) = shared.runner.get_value() else { return };
-    let status = if runner.team_is_idle() { SessionStatus::Finished } else { SessionStatus::Paused };
-    spawn_local(async move {
-        runner.save_now(status).await;
-        if let Some(e) = runner.storage_error.borrow().as_ref() {
-            shared.storage_note.set(Some(e.to_string()));
-        }
-        super::sessions::refresh(shared).await;
-    });
+/// Hand the team `request` (a follow-up, a preview error) through the host,
+/// with the page's settings and key as they are now. A refusal comes back
+/// in words; a request waiting for the key is said beside Resume.
+pub(crate) fn ask_team(shared: Shared, request: Request) -> Result<(), String> {
+    super::host::configured(shared).send(request).map_err(|e| e.to_string())
 }
 
 /// The automatic fix mode: the first error of the preview goes to the
@@ -67,29 +35,20 @@ pub(crate) fn saved_change(shared: Shared) {
 /// controller refuses a fourth in a row). Returns whether one was sent.
 pub(crate) fn auto_fix(shared: Shared, console: &[ConsoleLine]) -> bool {
     // Read first, so the caller's effect runs again when the team rests.
-    let at_rest = team_at_rest(shared);
-    shared.versions.track();
-    let Some(runner) = shared.runner.get_value() else { return false };
-    if !at_rest || !runner.session.automatic().fix || !runner.session.has_started() || shared.replay.get_untracked() {
+    let (at_rest, fix, started) = shared.state.with(|s| (s.at_rest(), s.automatic.fix, s.started));
+    if !at_rest || !fix || !started {
         return false;
     }
     let Some(error) = console.iter().find(|l| matches!(l.level.as_str(), "uncaught" | "error")) else { return false };
-    let error = error.clone();
-    ask_team(shared, |r| r.session.auto_fix(&error)).is_ok()
+    ask_team(shared, Request::AutoFix(error.clone())).is_ok()
 }
 
-/// Switch an automatic mode; saved with the session when the team is at
-/// rest (else with its next checkpoint).
+/// Switch an automatic mode (the host saves it with the session).
 fn set_automatic(shared: Shared, change: impl FnOnce(&mut Automatic)) {
-    let Some(runner) = shared.runner.get_value() else { return };
-    let mut automatic = runner.session.automatic();
+    let Some(host) = shared.host() else { return };
+    let mut automatic = shared.state.with_untracked(|s| s.automatic);
     change(&mut automatic);
-    runner.session.set_automatic(automatic);
-    // Whoever shows or acts on the modes reads them again.
-    shared.versions.update(|_| {});
-    if runner.session.has_started() && team_at_rest(shared) {
-        saved_change(shared);
-    }
+    host.set_automatic(automatic);
 }
 
 /// A text box for the next request, under the conversation; Stop in
@@ -103,7 +62,7 @@ pub fn Composer() -> impl IntoView {
     let at_rest = move || team_at_rest(shared) && !shared.replay.get();
     let send = move || {
         let words = text.get_untracked();
-        match ask_team(shared, |r| r.send(&words)) {
+        match ask_team(shared, Request::Text(words)) {
             Ok(()) => {
                 text.set(String::new());
                 refusal.set(None);
@@ -129,17 +88,19 @@ pub fn Composer() -> impl IntoView {
                 }
             ></textarea>
             <div class="row">
-                <Show when=move || !shared.running.get() fallback=move || view! {
-                    // While the team works, the composer's button stops it.
-                    <button data-testid="composer-stop" on:click=move |_| shared.runner.with_value(|r| if let Some(r) = r { r.stop() })>"Stop"</button>
+                <Show when=move || !shared.state.with(|s| s.can_stop()) fallback=move || view! {
+                    // While the team works (or a request waits), the composer's button stops it.
+                    <button data-testid="composer-stop" on:click=move |_| if let Some(host) = shared.host() { host.stop() }>"Stop"</button>
                 }>
                     <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
                         on:click=move |_| send()>"Send"</button>
                 </Show>
-                {move || (!at_rest()).then(|| view! { <span class="note" data-testid="composer-note">{if shared.replay.get() {
-                    "A replay cannot take new requests; start the team with your own key to ask for changes."
+                {move || (!at_rest()).then(|| view! { <span class="note" data-testid="composer-note">{move || if shared.replay.get() {
+                    crate::core::host::Refusal::Replay.to_string()
+                } else if let Some(why) = shared.waiting() {
+                    why
                 } else {
-                    "The team is at work; you can send a change when it is done or stopped."
+                    "The team is at work; you can send a change when it is done or stopped.".to_string()
                 }}</span> })}
                 <span class="note">"Enter sends, Shift+Enter starts a new line."</span>
             </div>
@@ -167,13 +128,11 @@ struct Restore {
 
 impl Restore {
     fn run(self, number: u32) {
-        let shared = self.shared;
-        let Some(runner) = shared.runner.get_value() else { return };
-        match runner.session.restore_version(number) {
+        let Some(host) = self.shared.host() else { return };
+        match host.restore(number) {
             Ok(v) => {
                 self.error.set(None);
                 self.selected.set(Some(v.number));
-                saved_change(shared);
             }
             Err(e) => self.error.set(Some(e.to_string())),
         }
@@ -191,13 +150,10 @@ pub fn VersionsPanel() -> impl IntoView {
     // The controller's choice of the version to roll back to.
     let last_passing = move || {
         shared.versions.track();
-        shared.runner.with_value(|r| r.as_ref().and_then(|r| r.project.try_borrow().ok().and_then(|p| p.last_passing().map(|v| v.number))))
+        shared.host().and_then(|h| h.session()).and_then(|s| s.project.try_borrow().ok().and_then(|p| p.last_passing().map(|v| v.number)))
     };
-    // The switches show the open session's modes (read again when it changes).
-    let automatic = move || {
-        shared.versions.track();
-        shared.runner.with_value(|r| r.as_ref().map(|r| r.session.automatic()).unwrap_or_default())
-    };
+    // The switches show the open session's modes.
+    let automatic = move || shared.state.with(|s| s.automatic);
     view! {
         <section class="card versions" aria-label="Versions" data-testid="versions">
             <h2>"Versions"</h2>
@@ -259,7 +215,7 @@ fn VersionDiff(number: u32, at_rest: Signal<bool>, restore: Restore) -> impl Int
     let shared = expect_context::<Shared>();
     let diff = move || {
         shared.versions.track();
-        shared.runner.with_value(|r| r.as_ref().map(|r| r.session.diff(number).map_err(|e| e.to_string())))
+        shared.host().and_then(|h| h.session()).map(|s| s.diff(number).map_err(|e| e.to_string()))
     };
     view! {
         <div class="diff" data-testid="diff" data-number=number.to_string()>

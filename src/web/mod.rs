@@ -3,11 +3,11 @@
 //! and holds no business logic.
 
 pub mod download;
+pub mod edge;
 pub mod fetch;
 pub mod idb;
 pub mod idb_store;
 pub mod replay;
-pub mod runner;
 pub mod session;
 pub mod sandbox;
 pub mod settings_store;

@@ -9,18 +9,22 @@
 use std::rc::Rc;
 
 use crate::core::cost::Price;
-use crate::core::events::TeamEvent;
 use crate::core::llm::replay::{Pace, Recording, ReplayLlm, REPLAY_MODEL};
 use crate::core::settings::{Settings, TeamKind};
 
-use super::runner::Runner;
+use crate::core::events::EventSink;
+use crate::core::session::{Models, Session};
+
+use super::edge::BrowserEdge;
 use super::transport::BrowserRuntime;
 
 /// About 300 characters a second, with a short pause before each answer.
 pub const SITE_PACE: Pace = Pace { first_token_ms: 350, chunk_chars: 12, chunk_ms: 40 };
 
-/// A runner that replays the sample run; `resume` starts it.
-pub fn sample_runner(on_event: impl Fn(&TeamEvent) + 'static) -> (Runner, Recording) {
+/// A team that replays the sample run, equipped by `edge` (its sandbox,
+/// Stop also stopping the typing); the host sends it the recorded idea
+/// (`sample_idea`) and runs it.
+pub fn sample_session(edge: &BrowserEdge, events: EventSink) -> Session {
     let recording = Recording::sample();
     let llm = ReplayLlm::new(&recording, Rc::new(BrowserRuntime), SITE_PACE);
     let settings = Settings {
@@ -34,6 +38,11 @@ pub fn sample_runner(on_event: impl Fn(&TeamEvent) + 'static) -> (Runner, Record
     let stopper = llm.clone();
     // The sandbox needs no key and no network: the replay ends with the
     // game it built running in the preview, as a real run does.
-    let runner = Runner::with_llm(&settings, Rc::new(llm), &recording.idea, on_event).on_stop(move || stopper.stop()).attach_sandbox();
-    (runner, recording)
+    let session = Session::new(&settings, Models::Given(Rc::new(llm)), edge.follow(events));
+    edge.equip(session, Some(Rc::new(move || stopper.stop())))
+}
+
+/// The sample run's idea.
+pub fn sample_idea() -> String {
+    Recording::sample().idea
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::core::commands::host::{HostCall, HostOutcome, HostPort};
+use crate::core::commands::host::{HostCall, HostOutcome, HostPort, HostTool};
 
 pub struct PagePort {
     pub host: js_sys::Function,
@@ -61,4 +61,22 @@ impl HostPort for PagePort {
             }
         })
     }
+}
+
+/// The page's tools from `setTools`' JSON: a list of `{name, description,
+/// parameters, confirm}`; an error says which tool is wrong and how.
+pub fn parse_tools(json: &str) -> Result<Vec<HostTool>, String> {
+    let list: Vec<Value> = serde_json::from_str(json).map_err(|e| format!("tabteam tools: {e}"))?;
+    let mut tools: Vec<HostTool> = Vec::with_capacity(list.len());
+    for tool in &list {
+        let text = |field: &str| tool.get(field).and_then(Value::as_str).unwrap_or_default();
+        let confirm = tool.get("confirm").and_then(Value::as_bool).unwrap_or(false);
+        let made = HostTool::from_schema(text("name"), text("description"), tool.get("parameters").unwrap_or(&Value::Null), confirm)
+            .map_err(|e| format!("tabteam {e}"))?;
+        if tools.iter().any(|t| t.spec.name == made.spec.name) {
+            return Err(format!("tabteam tools: two tools are named {}", text("name")));
+        }
+        tools.push(made);
+    }
+    Ok(tools)
 }

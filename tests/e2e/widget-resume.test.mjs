@@ -137,7 +137,7 @@ test('with a key the person types, a reload mid-run waits for the key; an empty 
   await page.reload();
   await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
   await support.locator('[data-testid=conversation]').getByText('Where is order 7?').waitFor({ timeout: 10000 });
-  await page.waitForFunction(() => /Enter your key and press Send/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /Enter your API key to carry on/.test(document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent), null, { timeout: 10000 });
   assert.equal((await requests(env.llm, model)).length, 2, 'nothing is sent without the key');
   await screenshot(page, 'widget-resume-3-waiting-for-key');
   await support.locator('[data-testid=key]').fill('sk-typed-2');
@@ -147,6 +147,42 @@ test('with a key the person types, a reload mid-run waits for the key; an empty 
   assert.equal(log.length, 3);
   assert.equal(log[2].headers.authorization, `<redacted:${'Bearer sk-typed-2'.length} chars>`, 'the key typed after the reload');
   assert.ok(JSON.stringify(log[2].messages) === JSON.stringify(log[1].messages), 'the call cut off, made again');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a follow-up after a reload waits for the key the person typed before; Send with the key lets it go', async () => {
+  const model = 'wr-follow-up-key';
+  await script(env.llm, model, [{ text: 'QUICK' }, { text: 'Hello! How can I help?' }, { text: 'QUICK' }, { text: 'Order 7 ships today.' }]);
+  const url = `${env.site.url}/widget/hostile.html?base=${encodeURIComponent(`${env.llm.url}/v1`)}&model=${model}`;
+  const { page, context, problems } = await openWidgetPage(env.browser, url);
+  const support = page.locator('#support');
+  const status = () => page.evaluate(() => document.querySelector('#support tabteam-view').shadowRoot.querySelector('[data-testid=status]').textContent);
+  await support.locator('[data-testid=key]').fill('sk-typed-1');
+  await support.locator('[data-testid=input]').fill('Hello');
+  await support.locator('[data-testid=send]').click();
+  await support.locator('[data-testid=conversation]').getByText('Hello! How can I help?').waitFor({ timeout: 20000 });
+  await waitFor(async () => /Done/.test(await status()), 'the first answer done');
+
+  // A reload: the key typed was not kept.
+  await page.reload();
+  await page.waitForFunction(() => window.tabteamDemo?.ready === true, null, { timeout: 20000 });
+  await support.locator('[data-testid=conversation]').getByText('Hello! How can I help?').waitFor({ timeout: 10000 });
+  await support.locator('[data-testid=input]').fill('Where is order 7?');
+  await support.locator('[data-testid=send]').click();
+  await waitFor(async () => /Enter your API key to carry on/.test(await status()), 'the request waiting for the key');
+  await page.waitForTimeout(300);
+  assert.equal((await requests(env.llm, model)).length, 2, 'nothing is sent without the key');
+  assert.equal(await support.locator('[data-testid=stop]').isDisabled(), false, 'Stop drops the waiting message');
+  await screenshot(page, 'widget-resume-4-follow-up-waits-for-key');
+
+  await support.locator('[data-testid=key]').fill('sk-typed-2');
+  await support.locator('[data-testid=send]').click();
+  await support.locator('[data-testid=conversation]').getByText('Order 7 ships today.').waitFor({ timeout: 20000 });
+  const log = await requests(env.llm, model);
+  assert.equal(log.length, 4);
+  assert.ok(log.slice(2).every((e) => e.headers.authorization === `<redacted:${'Bearer sk-typed-2'.length} chars>`), 'the key typed after the reload');
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(problems, []);
   await context.close();

@@ -84,7 +84,8 @@ impl Role {
         Ok(())
     }
 
-
+    /// Run one reaction and capture the role as it stands after it (write-
+    /// through on). A reaction that fails leaves the role with its news: it
     /// stays pending and is continued by the next run.
     pub async fn run(&mut self, world: &World) -> Result<Option<MessageRef>, RoleError> {
         let result = self.run_reaction(world).await;

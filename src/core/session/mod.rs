@@ -26,7 +26,7 @@
 mod request;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

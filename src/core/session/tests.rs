@@ -31,7 +31,7 @@ fn session(team: TeamKind, llm: &ScriptedLlm) -> Session {
 }
 
 /// The site's sample run: the company makes the 2048 game (12 calls).
-fn first_run() -> Vec<String> {
+pub(crate) fn first_run() -> Vec<String> {
     crate::core::mgx::tests::script()
 }
 
@@ -43,7 +43,7 @@ const RESTART: &str = "<button id=\"restart\">Restart</button><div id=\"board\">
 /// "add a restart button": Mike classifies, plans one task for Alex and
 /// briefs him; Alex changes index.html in place and appends to game.js;
 /// Mike finishes the task and tells the user.
-fn restart_button() -> Vec<String> {
+pub(crate) fn restart_button() -> Vec<String> {
     vec![
         "TASK".into(),
         answer(
@@ -75,7 +75,7 @@ fn restart_button() -> Vec<String> {
 }
 
 /// "make the title red": the same shape, one change to style.css.
-fn red_title() -> Vec<String> {
+pub(crate) fn red_title() -> Vec<String> {
     vec![
         "TASK".into(),
         answer(

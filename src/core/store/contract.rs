@@ -113,6 +113,7 @@ fn new_session(title: &str, now_ms: u64) -> NewSession {
             budget: 2.5,
             rounds: 7,
             role_models: [("Alex".to_string(), "gpt-4o".to_string())].into(),
+            key_given: false,
         },
         now_ms,
     }

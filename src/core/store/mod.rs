@@ -37,6 +37,7 @@ pub mod contract;
 mod data;
 mod export;
 mod memory;
+mod none;
 mod record;
 mod tracker;
 mod writer;
@@ -52,6 +53,7 @@ pub use batch::{Batch, HistoryEdit, ListEdit, RoleEdit};
 pub use data::{file_versions, SessionData};
 pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FORMAT};
 pub use memory::MemoryStore;
+pub use none::{MayKeep, NoStore};
 pub use record::{
     AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewExperience, NewSession,
     RoleRecord, SessionRecord, SessionSettings, SessionStatus, SCHEMA_VERSION,

@@ -41,6 +41,11 @@ pub struct SessionSettings {
     /// Role name → model, for roles that use another model than `model`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub role_models: BTreeMap<String, String>,
+    /// The person gave a key for this session (the key itself is never
+    /// kept here): after a reload without it, the key is asked for again
+    /// whatever the preset says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub key_given: bool,
 }
 
 impl Default for SessionSettings {
@@ -52,6 +57,7 @@ impl Default for SessionSettings {
             budget: DEFAULT_BUDGET,
             rounds: DEFAULT_ROUNDS,
             role_models: BTreeMap::new(),
+            key_given: false,
         }
     }
 }
@@ -66,6 +72,7 @@ impl SessionSettings {
             budget: settings.budget,
             rounds: settings.rounds,
             role_models: BTreeMap::new(),
+            key_given: false,
         }
     }
 

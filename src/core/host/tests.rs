@@ -1,0 +1,470 @@
+//! The host driven as the page drives it, natively: `MemoryStore`, the
+//! scripted model, a test edge whose tasks run on a local pool. The whole
+//! life of a session (create → run → reload → follow-up → stop → resume →
+//! restore → close), the missing-key follow-up, a second tab holding the
+//! lease, storage failing mid-run.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::executor::{LocalPool, LocalSpawner};
+use futures::future::LocalBoxFuture;
+use futures::stream::{LocalBoxStream, StreamExt};
+use futures::task::LocalSpawnExt;
+
+use super::*;
+use crate::core::cost::Price;
+use crate::core::llm::scripted::ScriptedLlm;
+use crate::core::llm::{ChatRequest, Llm, LlmError, StreamEvent};
+use crate::core::session::tests::{first_run, red_title, restart_button};
+use crate::core::session::Models;
+use crate::core::settings::TeamKind;
+use crate::core::store::{InjectFault, MemoryStore};
+use crate::core::versions::RequestKind;
+
+const IDEA: &str = "a 2048 game in HTML/JS";
+const KEY: &str = "sk-test";
+
+fn settings() -> Settings {
+    Settings {
+        team: TeamKind::Company,
+        model: "scripted".into(),
+        custom_price: Some(Price::new(1.0, 2.0)),
+        budget: 3.0,
+        rounds: 30,
+        ..Settings::default()
+    }
+}
+
+/// The scripted model, held at its next call while the test holds `gate`,
+/// and failing as cancelled once Stop was pressed (as the page's aborted
+/// requests do).
+#[derive(Clone)]
+struct Model {
+    scripted: ScriptedLlm,
+    gate: Rc<futures::lock::Mutex<()>>,
+    stopped: Rc<Cell<bool>>,
+}
+
+impl Llm for Model {
+    fn model(&self) -> &str {
+        self.scripted.model()
+    }
+
+    fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
+        let (scripted, gate, stopped) = (self.scripted.clone(), self.gate.clone(), self.stopped.clone());
+        futures::stream::once(async move {
+            drop(gate.lock().await);
+            if stopped.get() {
+                return futures::stream::once(async { Err(LlmError::Cancelled) }).boxed_local();
+            }
+            scripted.stream(request)
+        })
+        .flatten()
+        .boxed_local()
+    }
+}
+
+/// One tab: its holder id, a clock that moves a millisecond a call, tasks
+/// on the test's pool; the teams it makes use `model` and note their key.
+struct TestEdge {
+    holder: String,
+    now: Cell<u64>,
+    spawner: LocalSpawner,
+    model: Model,
+    keys: Rc<RefCell<Vec<String>>>,
+    leaving: Cell<bool>,
+}
+
+impl Edge for TestEdge {
+    fn now_ms(&self) -> u64 {
+        self.now.set(self.now.get() + 1);
+        self.now.get()
+    }
+
+    fn holder(&self) -> LocalBoxFuture<'static, String> {
+        Box::pin(std::future::ready(self.holder.clone()))
+    }
+
+    fn spawn(&self, task: LocalBoxFuture<'static, ()>) {
+        self.spawner.spawn_local(task).expect("the pool is there");
+    }
+
+    /// Time does not pass in these tests: a lease is never renewed.
+    fn sleep(&self, _: u64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(futures::future::pending())
+    }
+
+    fn leaving(&self) -> bool {
+        self.leaving.get()
+    }
+
+    fn session(&self, settings: &Settings, key: &str, events: EventSink) -> Session {
+        let (model, keys) = (self.model.clone(), self.keys.clone());
+        let make = Rc::new(move |_: &Settings, key: &str, _: &str| -> Rc<dyn Llm> {
+            keys.borrow_mut().push(key.to_string());
+            Rc::new(model.clone())
+        });
+        let stopped = self.model.stopped.clone();
+        Session::new(settings, Models::Made { key: key.to_string(), make }, events)
+            .with_stopper(Rc::new(move || stopped.set(true)))
+    }
+
+    fn before_run(&self) {
+        self.model.stopped.set(false);
+    }
+}
+
+/// What the page heard.
+#[derive(Default)]
+struct Page {
+    states: RefCell<Vec<HostState>>,
+    views: Cell<usize>,
+    events: Cell<usize>,
+    /// What the person's messages said, since the view was last replaced.
+    said: RefCell<Vec<String>>,
+}
+
+impl Listener for Page {
+    fn event(&self, event: &TeamEvent) {
+        self.events.set(self.events.get() + 1);
+        if let TeamEvent::Published { message } = event {
+            self.said.borrow_mut().push(message.content.to_string());
+        }
+    }
+
+    fn view(&self, _: RunView) {
+        self.views.set(self.views.get() + 1);
+        self.said.borrow_mut().clear();
+    }
+
+    fn state(&self, state: &HostState) {
+        self.states.borrow_mut().push(state.clone());
+    }
+}
+
+struct Tab {
+    host: Host,
+    edge: Rc<TestEdge>,
+    page: Rc<Page>,
+}
+
+struct World {
+    pool: LocalPool,
+    store: Rc<MemoryStore>,
+    model: Model,
+}
+
+impl World {
+    fn new(turns: Vec<String>) -> Self {
+        let model =
+            Model { scripted: ScriptedLlm::from_texts("scripted", turns), gate: Rc::default(), stopped: Rc::default() };
+        Self { pool: LocalPool::new(), store: Rc::default(), model }
+    }
+
+    /// A tab (a page load) with `key` at hand (empty: not remembered).
+    fn tab(&self, holder: &str, key: &str) -> Tab {
+        let edge = Rc::new(TestEdge {
+            holder: holder.into(),
+            now: Cell::new(1_000),
+            spawner: self.pool.spawner(),
+            model: self.model.clone(),
+            keys: Rc::default(),
+            leaving: Cell::new(false),
+        });
+        let page = Rc::new(Page::default());
+        let store: Rc<dyn Store> = self.store.clone();
+        let host = Host::new(edge.clone(), Some(store), page.clone(), settings(), key.into());
+        Tab { host, edge, page }
+    }
+
+    fn settle(&mut self) {
+        self.pool.run_until_stalled();
+    }
+
+    fn block<T>(&mut self, f: impl std::future::Future<Output = T>) -> T {
+        self.pool.run_until(f)
+    }
+
+    fn status(&mut self, id: &str) -> SessionStatus {
+        let store = self.store.clone();
+        self.block(async move { store.session(id).await.unwrap().status })
+    }
+
+    fn saved_versions(&mut self, id: &str) -> usize {
+        let store = self.store.clone();
+        self.block(
+            async move { store.load_session(id).await.unwrap().snapshot().unwrap().unwrap().project.versions.len() },
+        )
+    }
+}
+
+fn kinds(state: &HostState) -> Vec<RequestKind> {
+    state.versions.iter().map(|v| v.kind).collect()
+}
+
+#[test]
+fn a_session_lives_from_create_to_close_across_a_reload() {
+    let turns = first_run().into_iter().chain(restart_button()).chain(red_title()).collect();
+    let mut world = World::new(turns);
+    let tab = world.tab("tab-1", "");
+
+    // Create: refused without the key, in words; nothing is made.
+    let refused = world.block(tab.host.create(IDEA, settings(), String::new()));
+    assert_eq!(refused, Err(Note::Refused(Refusal::NeedsKey)));
+    assert_eq!(tab.host.state().phase, Phase::Empty);
+    let store = world.store.clone();
+    assert!(world.block(store.list_sessions()).unwrap().is_empty());
+
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    assert!(tab.host.state().running(), "the team is at work at once");
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Done);
+    assert_eq!(kinds(&state), [RequestKind::Idea]);
+    assert!(state.files.iter().any(|(p, v)| p == "index.html" && *v == 1));
+    assert!(state.plan.tasks().len() >= 5 && state.has_plan && state.started);
+    assert!(state.spent > 0.0);
+    let id = state.session_id.clone().expect("kept");
+    assert_eq!(world.status(&id), SessionStatus::Finished);
+    assert!(tab.page.states.borrow().iter().any(HostState::running), "the page heard it run");
+    assert!(tab.page.events.get() > 0);
+    assert!(tab.page.said.borrow().iter().any(|m| m.contains(IDEA)), "the idea is in the view shown");
+
+    // Reload: the page goes, the key was not remembered.
+    drop(tab);
+    let tab = world.tab("tab-1", "");
+    world.block(tab.host.open(&id)).unwrap();
+    let state = tab.host.state();
+    assert_eq!((state.phase.clone(), state.session_id.as_deref()), (Phase::Done, Some(id.as_str())));
+    assert_eq!(state.versions.len(), 1);
+    assert_eq!(tab.page.views.get(), 1, "the restored view is shown");
+
+    // The follow-up waits for the key: said so, nothing sent or saved as running.
+    let calls = world.model.scripted.calls();
+    tab.host.send(Request::Text("add a restart button".into())).unwrap();
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Waiting(Refusal::NeedsKey));
+    assert!(state.needs_key() && state.can_stop() && !state.running() && !state.at_rest());
+    assert_eq!(
+        state.note.as_ref().map(ToString::to_string).as_deref(),
+        Some("Enter your API key to carry on: nothing is sent without it.")
+    );
+    assert_eq!(world.model.scripted.calls(), calls);
+    assert_eq!(world.status(&id), SessionStatus::Finished, "not saved as running meanwhile");
+
+    // Typing the key lets it go, with that key.
+    tab.host.configure(settings(), KEY.into());
+    assert!(tab.host.state().running());
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Done, "{:?}", state.note);
+    assert_eq!(kinds(&state), [RequestKind::Idea, RequestKind::FollowUp]);
+    assert_eq!(tab.edge.keys.borrow().last().map(String::as_str), Some(KEY));
+    assert_eq!(state.note, None);
+
+    // Stop mid-run: held at the next call, stopped, paused with its work kept.
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    tab.host.send(Request::Text("make the title red".into())).unwrap();
+    world.settle();
+    assert_eq!(tab.host.state().phase, Phase::Working);
+    assert_eq!(tab.host.send(Request::Text("more".into())), Err(Refusal::Busy));
+    assert_eq!(world.block(tab.host.close()), Err(Note::Refused(Refusal::Busy)));
+    assert_eq!(world.status(&id), SessionStatus::Running, "saved as running before the run");
+    tab.host.stop();
+    drop(held);
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Paused(StopReason::Cancelled));
+    assert!(state.can_resume() && state.at_rest());
+    assert_eq!(world.status(&id), SessionStatus::Paused);
+
+    // Resume carries on to the version.
+    tab.host.resume().unwrap();
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Done);
+    assert_eq!(state.versions.len(), 3);
+    assert_eq!(world.model.scripted.remaining(), 0);
+
+    // Restore version 1: a new version, saved.
+    let restored = tab.host.restore(1).unwrap();
+    assert_eq!(restored.kind, RequestKind::Restore { from: 1 });
+    world.settle();
+    assert_eq!(tab.host.state().versions.len(), 4);
+    assert_eq!(world.saved_versions(&id), 4);
+    let pushed = tab.page.states.borrow().last().cloned().unwrap();
+    assert_eq!(pushed.saves, tab.host.state().saves, "the page heard the restore's save land");
+
+    // Close: the first card again; the lease is let go.
+    world.block(tab.host.close()).unwrap();
+    assert_eq!(tab.host.state().phase, Phase::Empty);
+    assert_eq!(tab.host.state().session_id, None);
+    let other = world.tab("tab-2", KEY);
+    world.block(other.host.open(&id)).unwrap();
+    assert_eq!(other.host.state().versions.len(), 4);
+}
+
+#[test]
+fn stop_drops_a_request_waiting_for_the_key() {
+    let mut world = World::new(first_run());
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    drop(tab);
+    let tab = world.tab("tab-1", "");
+    world.block(tab.host.open(&id)).unwrap();
+    tab.host.send(Request::Text("add a restart button".into())).unwrap();
+    assert!(tab.host.state().needs_key());
+    tab.host.stop();
+    let state = tab.host.state();
+    assert_eq!((state.phase, state.note), (Phase::Done, None));
+    // The key typed later sends nothing: the request was dropped.
+    tab.host.configure(settings(), KEY.into());
+    world.settle();
+    assert_eq!(tab.host.state().versions.len(), 1);
+    assert_eq!(world.status(&id), SessionStatus::Finished);
+}
+
+#[test]
+fn a_key_given_for_the_session_is_asked_for_after_a_reload_whatever_the_preset_says() {
+    // A proxy whose key is optional: the person gave one all the same.
+    let mut proxy = settings();
+    proxy.choose_preset("litellm");
+    proxy.model = "scripted".into();
+    proxy.custom_price = Some(Price::new(1.0, 2.0));
+    assert!(proxy.problems("").is_empty(), "the preset needs no key");
+    let mut world = World::new(first_run().into_iter().take(3).collect());
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.create(IDEA, proxy.clone(), KEY.into())).unwrap();
+    world.settle();
+    assert!(tab.host.state().can_resume(), "the script ran out: paused");
+    let id = tab.host.state().session_id.unwrap();
+    drop(tab);
+
+    let tab = world.tab("tab-1", "");
+    world.block(tab.host.open(&id)).unwrap();
+    let calls = world.model.scripted.calls();
+    tab.host.resume().unwrap();
+    world.settle();
+    assert!(tab.host.state().needs_key(), "{:?}", tab.host.state().phase);
+    assert_eq!(world.model.scripted.calls(), calls, "no request went out without the key");
+
+    // Without a key given, the same preset resumes without one.
+    let mut world = World::new(first_run().into_iter().take(3).collect());
+    let tab = world.tab("tab-9", "");
+    world.block(tab.host.create(IDEA, proxy, String::new())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    drop(tab);
+    let tab = world.tab("tab-9", "");
+    world.block(tab.host.open(&id)).unwrap();
+    let calls = world.model.scripted.calls();
+    tab.host.resume().unwrap();
+    world.settle();
+    assert!(!tab.host.state().needs_key());
+    assert_eq!(world.model.scripted.calls(), calls + 1, "Resume went without a key");
+}
+
+#[test]
+fn a_session_open_in_another_tab_is_refused_with_its_reason() {
+    let mut world = World::new(first_run());
+    let first = world.tab("tab-1", KEY);
+    world.block(first.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = first.host.state().session_id.unwrap();
+
+    let second = world.tab("tab-2", KEY);
+    let refused = world.block(second.host.open(&id));
+    assert!(matches!(refused, Err(Note::Storage(StoreError::Locked { .. }))), "{refused:?}");
+    let state = second.host.state();
+    assert_eq!(state.phase, Phase::Empty);
+    assert!(state.note.unwrap().to_string().contains("another tab"), "said in words");
+
+    // A tab that leaves mid-run (a widget unmounted) lets it go at once.
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    first.host.send(Request::Text("add a restart button".into())).unwrap();
+    world.settle();
+    assert!(first.host.state().running());
+    world.block(first.host.leave());
+    drop(held);
+    world.settle();
+    world.block(second.host.open(&id)).unwrap();
+    assert_eq!(second.host.state().session_id, Some(id.clone()));
+    world.block(second.host.close()).unwrap();
+
+    // Once the first tab lets it go, the second opens it.
+    world.block(first.host.open(&id)).unwrap();
+    world.block(first.host.close()).unwrap();
+    world.block(second.host.open(&id)).unwrap();
+    assert_eq!(second.host.state().session_id, Some(id));
+}
+
+#[test]
+fn storage_failing_mid_run_pauses_the_team_and_resume_carries_on() {
+    let mut world = World::new(first_run());
+    let tab = world.tab("tab-1", KEY);
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    // The next write fails, as a full disk would.
+    world.store.fail_after_writes(0);
+    drop(held);
+    world.settle();
+    let state = tab.host.state();
+    assert!(matches!(state.phase, Phase::Paused(StopReason::Failed { .. })), "{:?}", state.phase);
+    assert!(state.can_resume());
+    let id = state.session_id.clone().unwrap();
+
+    // The disk has room again: Resume carries on to the end, saved.
+    tab.host.resume().unwrap();
+    world.settle();
+    let state = tab.host.state();
+    assert_eq!(state.phase, Phase::Done, "{:?}", state.note);
+    assert_eq!(world.status(&id), SessionStatus::Finished);
+    assert_eq!(world.saved_versions(&id), 1);
+}
+
+#[test]
+fn a_run_the_page_cut_off_is_not_saved_as_ended() {
+    let mut world = World::new(first_run());
+    let tab = world.tab("tab-1", KEY);
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    // The page goes away: its requests abort.
+    tab.edge.leaving.set(true);
+    tab.host.stop();
+    drop(held);
+    world.settle();
+    assert_eq!(world.status(&id), SessionStatus::Running, "the next load reopens it interrupted");
+    drop(tab);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    assert_eq!(tab.host.state().phase, Phase::Paused(StopReason::Interrupted));
+    assert_eq!(world.status(&id), SessionStatus::Interrupted);
+}
+
+#[test]
+fn answers_and_edits_are_refused_without_a_session() {
+    let world = World::new(Vec::new());
+    let tab = world.tab("tab-1", KEY);
+    assert_eq!(tab.host.send(Request::Text("hi".into())), Err(Refusal::NoSession));
+    assert_eq!(tab.host.resume(), Err(Refusal::NoSession));
+    assert_eq!(tab.host.answer(1, "yes"), Err(Refusal::NoSession));
+    assert_eq!(tab.host.state().note, None, "said to the caller, not in the state");
+}
+
+#[test]
+fn titles_are_the_first_line_cut() {
+    assert_eq!(title_of("\n  make 2048 \nmore"), "make 2048");
+    let long = "x".repeat(TITLE_CHARS + 5);
+    assert_eq!(title_of(&long).chars().count(), TITLE_CHARS + 1);
+}
