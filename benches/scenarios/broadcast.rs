@@ -9,7 +9,7 @@
 //! The post office's routing is also timed alone, to tell delivery cost
 //! from the rest of the round.
 
-use std::collections::BTreeSet;
+use tabteam::core::sorted_map::SortedSet;
 use std::rc::Rc;
 
 use tabteam::core::events::{EventSink, StopReason};
@@ -99,8 +99,8 @@ fn check_shape(team: &Team, llm: &ScriptedLlm, round: u32, drain: u32, stop: &St
 /// per delivery, on a fresh post office each time.
 fn routing_per_delivery(now: Now) -> f64 {
     let messages: Vec<MessageRef> = (0..=ROLES).map(|i| Rc::new(Message::new(MessageId(i as u64 + 1), "ok"))).collect();
-    let members: Vec<(String, BTreeSet<String>)> =
-        (0..ROLES).map(|i| (format!("B{i}"), BTreeSet::from([format!("B{i}"), "Replier".to_string()]))).collect();
+    let members: Vec<(String, SortedSet<String>)> =
+        (0..ROLES).map(|i| (format!("B{i}"), SortedSet::from([format!("B{i}"), "Replier".to_string()]))).collect();
     median_of_means(7, 20, || {
         let mut post = PostOffice::default();
         for (name, addresses) in &members {

@@ -2,12 +2,12 @@
 //! addresses.
 //!
 //! Nearly every message is sent to all, so that set is held without a
-//! single allocation (a `BTreeSet` of one `String` makes two for every
-//! message). Otherwise it is a `BTreeSet<String>`, iterates in the same
+//! single allocation (a `SortedSet` of one `String` makes two for every
+//! message). Otherwise it is a `SortedSet<String>`, iterates in the same
 //! order, compares the same and is saved as the same JSON list, so stored
 //! messages read back unchanged.
 
-use std::collections::{btree_set, BTreeSet};
+use crate::core::sorted_map::SortedSet;
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -30,12 +30,12 @@ pub struct Addresses(Repr);
 enum Repr {
     /// Exactly `{ALL}`.
     All,
-    Set(BTreeSet<String>),
+    Set(SortedSet<String>),
 }
 
 impl Default for Repr {
     fn default() -> Self {
-        Repr::Set(BTreeSet::new())
+        Repr::Set(SortedSet::new())
     }
 }
 
@@ -48,7 +48,7 @@ impl Addresses {
         Addresses(Repr::All)
     }
 
-    fn from_set(set: BTreeSet<String>) -> Self {
+    fn from_set(set: SortedSet<String>) -> Self {
         if set.len() == 1 && set.contains(ALL) {
             Self::all()
         } else {
@@ -56,10 +56,10 @@ impl Addresses {
         }
     }
 
-    /// The set as a `BTreeSet`, to change it.
-    fn set_mut(&mut self) -> &mut BTreeSet<String> {
+    /// The set as a `SortedSet`, to change it.
+    fn set_mut(&mut self) -> &mut SortedSet<String> {
         if self.0 == Repr::All {
-            self.0 = Repr::Set(BTreeSet::from([ALL.to_string()]));
+            self.0 = Repr::Set(SortedSet::from([ALL.to_string()]));
         }
         match &mut self.0 {
             Repr::Set(set) => set,
@@ -123,7 +123,7 @@ impl Addresses {
 /// The addresses of an [`Addresses`], in order.
 pub enum Iter<'a> {
     One(Option<&'a String>),
-    Set(btree_set::Iter<'a, String>),
+    Set(std::slice::Iter<'a, String>),
 }
 
 impl<'a> Iterator for Iter<'a> {
@@ -150,7 +150,7 @@ impl<S: Into<String>> FromIterator<S> for Addresses {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
         // Inserted one by one: collecting sorts a Vec first (a slice sort
         // of its own in the wasm).
-        let mut set = BTreeSet::new();
+        let mut set = SortedSet::new();
         for address in iter {
             set.insert(address.into());
         }
@@ -158,14 +158,14 @@ impl<S: Into<String>> FromIterator<S> for Addresses {
     }
 }
 
-impl From<BTreeSet<String>> for Addresses {
-    fn from(set: BTreeSet<String>) -> Self {
+impl From<SortedSet<String>> for Addresses {
+    fn from(set: SortedSet<String>) -> Self {
         Self::from_set(set)
     }
 }
 
-impl PartialEq<BTreeSet<String>> for Addresses {
-    fn eq(&self, other: &BTreeSet<String>) -> bool {
+impl PartialEq<SortedSet<String>> for Addresses {
+    fn eq(&self, other: &SortedSet<String>) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
@@ -184,7 +184,7 @@ impl Serialize for Addresses {
 
 impl<'de> Deserialize<'de> for Addresses {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        BTreeSet::<String>::deserialize(deserializer).map(Self::from_set)
+        SortedSet::<String>::deserialize(deserializer).map(Self::from_set)
     }
 }
 
@@ -192,7 +192,7 @@ impl<'de> Deserialize<'de> for Addresses {
 mod tests {
     use super::*;
 
-    fn set(list: &[&str]) -> BTreeSet<String> {
+    fn set(list: &[&str]) -> SortedSet<String> {
         list.iter().map(|s| s.to_string()).collect()
     }
 

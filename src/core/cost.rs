@@ -14,7 +14,7 @@
 //! writes).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +124,7 @@ const DEFAULT_PRICES: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
 /// Model name → price. Users extend it with [`PriceTable::set`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PriceTable {
-    prices: BTreeMap<String, Price>,
+    prices: LiteMap<String, Price>,
     /// The last lookup, as asked (before normalizing) and answered: a team
     /// asks for the same model's price before and after every call, by
     /// the same shared name (see [`PriceTable::price_of`]).
@@ -143,7 +143,7 @@ impl Default for PriceTable {
     fn default() -> Self {
         // Inserted one by one: collecting into a map sorts a Vec first,
         // a slice sort of its own in the wasm.
-        let mut prices = BTreeMap::new();
+        let mut prices = LiteMap::new();
         for &(model, input, output, cached, write) in DEFAULT_PRICES {
             prices.insert(model.to_string(), Price::new(input, output).with_cache(cached, write));
         }
@@ -154,7 +154,7 @@ impl Default for PriceTable {
 impl PriceTable {
     /// An empty table (every model unpriced).
     pub fn empty() -> Self {
-        Self { prices: BTreeMap::new(), last: RefCell::default() }
+        Self { prices: LiteMap::new(), last: RefCell::default() }
     }
 
     pub fn set(&mut self, model: &str, price: Price) {
@@ -223,7 +223,7 @@ fn normalize(model: &str) -> String {
 /// Add `entry` to the tally under `key` (the shared key is kept when new:
 /// no copy of the name). Looked up as a `SharedStr`: the key it holds is
 /// usually the very same name, found without comparing text.
-fn add_to(tallies: &mut BTreeMap<SharedStr, Tally>, key: &SharedStr, entry: &CostEntry) {
+fn add_to(tallies: &mut LiteMap<SharedStr, Tally>, key: &SharedStr, entry: &CostEntry) {
     match tallies.get_mut(key) {
         Some(tally) => tally.add(entry),
         None => {
@@ -302,8 +302,8 @@ pub struct CostLedger {
     pub prices: PriceTable,
     total: Tally,
     /// Keyed by the entries' shared names (saved as plain strings).
-    per_role: BTreeMap<SharedStr, Tally>,
-    per_model: BTreeMap<SharedStr, Tally>,
+    per_role: LiteMap<SharedStr, Tally>,
+    per_model: LiteMap<SharedStr, Tally>,
     entries: Vec<CostEntry>,
 }
 
@@ -322,15 +322,15 @@ impl CostLedger {
             budget,
             prices,
             total: Tally::default(),
-            per_role: BTreeMap::new(),
-            per_model: BTreeMap::new(),
+            per_role: LiteMap::new(),
+            per_model: LiteMap::new(),
             entries: Vec::new(),
         }
     }
 
     /// A ledger as it was saved, its totals taken as they were (not
     /// recomputed from the entries).
-    pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: BTreeMap<SharedStr, Tally>, per_model: BTreeMap<SharedStr, Tally>, entries: Vec<CostEntry>) -> Self {
+    pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: LiteMap<SharedStr, Tally>, per_model: LiteMap<SharedStr, Tally>, entries: Vec<CostEntry>) -> Self {
         Self { budget, prices, total, per_role, per_model, entries }
     }
 
@@ -400,11 +400,11 @@ impl CostLedger {
         self.total
     }
 
-    pub fn per_role(&self) -> &BTreeMap<SharedStr, Tally> {
+    pub fn per_role(&self) -> &LiteMap<SharedStr, Tally> {
         &self.per_role
     }
 
-    pub fn per_model(&self) -> &BTreeMap<SharedStr, Tally> {
+    pub fn per_model(&self) -> &LiteMap<SharedStr, Tally> {
         &self.per_model
     }
 
@@ -505,8 +505,8 @@ mod tests {
         assert!((plain - 10_500.0 * 3.0 / 1e6).abs() < 1e-12, "no cached price: full input price");
         let total = l.total();
         assert_eq!((total.prompt_tokens, total.cached_tokens, total.cache_write_tokens), (31_000, 18_000, 10_000));
-        assert_eq!((l.per_role()["Mike"].cached_tokens, l.per_role()["Alice"].cached_tokens), (9_000, 9_000));
-        assert_eq!(l.per_model()["claude-sonnet-4"].cache_write_tokens, 10_000);
+        assert_eq!((l.per_role().get("Mike").unwrap().cached_tokens, l.per_role().get("Alice").unwrap().cached_tokens), (9_000, 9_000));
+        assert_eq!(l.per_model().get("claude-sonnet-4").unwrap().cache_write_tokens, 10_000);
         assert!((total.cached_share() - 18.0 / 31.0).abs() < 1e-12);
         assert!((total.cost - (first + second + plain)).abs() < 1e-12);
         assert_eq!(Tally::default().cached_share(), 0.0);
@@ -561,9 +561,9 @@ mod tests {
         l.record("Alice", "m1", Usage { estimated: true, ..Usage::new(0, 500_000) });
         assert_eq!(l.total().calls, 3);
         assert!((l.total().cost - 4.0).abs() < 1e-9);
-        assert!((l.per_role()["Alice"].cost - 2.0).abs() < 1e-9);
-        assert_eq!(l.per_role()["Alice"].estimated_calls, 1);
-        assert!((l.per_model()["m2"].cost - 2.0).abs() < 1e-9);
+        assert!((l.per_role().get("Alice").unwrap().cost - 2.0).abs() < 1e-9);
+        assert_eq!(l.per_role().get("Alice").unwrap().estimated_calls, 1);
+        assert!((l.per_model().get("m2").unwrap().cost - 2.0).abs() < 1e-9);
         assert_eq!(l.entries().iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     }
 
@@ -582,8 +582,8 @@ mod tests {
         l.record_entry(&role, &model, usage(1_000_000, 0));
         l.prices.set("m", Price::new(2.0, 0.0));
         l.record_entry(&role, &model, usage(1_000_000, 0));
-        assert!((l.per_role()["Alice"].cost - 3.0).abs() < 1e-9);
-        let (key, _) = l.per_role().first_key_value().unwrap();
+        assert!((l.per_role().get("Alice").unwrap().cost - 3.0).abs() < 1e-9);
+        let (key, _) = l.per_role().first().unwrap();
         assert!(key.is_same(&role) && l.entries()[1].model.is_same(&model));
         assert!(matches!(l.check_shared(&model, 8_000_000), Err(BudgetError::Exhausted { .. })));
     }

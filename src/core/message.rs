@@ -6,7 +6,9 @@
 //! Routing itself lives in `environment`; this file only answers "is this
 //! message for that address set?".
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::core::sorted_map::SortedSet;
+
+use litemap::LiteMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -87,8 +89,8 @@ pub struct Message {
     #[serde(default)]
     pub sent_from: SharedStr,
     pub send_to: Addresses,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "LiteMap::is_empty")]
+    pub metadata: LiteMap<String, String>,
 }
 
 impl Message {
@@ -102,7 +104,7 @@ impl Message {
             cause_by: ActionKind::user_requirement(),
             sent_from: SharedStr::default(),
             send_to: Addresses::all(),
-            metadata: BTreeMap::new(),
+            metadata: LiteMap::new(),
         }
     }
 
@@ -142,13 +144,13 @@ impl Message {
     }
 
     /// True when a role with these addresses should receive the message.
-    pub fn is_for(&self, addresses: &BTreeSet<String>) -> bool {
+    pub fn is_for(&self, addresses: &SortedSet<String>) -> bool {
         self.send_to.contains(ALL) || self.is_for_one_of(addresses)
     }
 
     /// True when the message names one of these addresses (`is_for` without
     /// the "sent to all" case, for routing that asks that once per message).
-    pub fn is_for_one_of(&self, addresses: &BTreeSet<String>) -> bool {
+    pub fn is_for_one_of(&self, addresses: &SortedSet<String>) -> bool {
         self.send_to.iter().any(|a| addresses.contains(a))
     }
 
@@ -213,7 +215,7 @@ pub type MessageRef = Rc<Message>;
 mod tests {
     use super::*;
 
-    fn addrs(list: &[&str]) -> BTreeSet<String> {
+    fn addrs(list: &[&str]) -> SortedSet<String> {
         list.iter().map(|s| s.to_string()).collect()
     }
 

@@ -40,6 +40,7 @@ pub mod session;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;
+pub mod sorted_map;
 pub mod stop_reason;
 #[cfg(test)]
 mod long_project_tests;

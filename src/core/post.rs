@@ -10,7 +10,9 @@
 //! `deliver_to`, ...) go through a small index.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+
+use crate::core::sorted_map::SortedSet;
 use std::rc::Rc;
 
 use super::message::{MessageRef, ALL};
@@ -26,7 +28,7 @@ pub struct PostOffice {
     /// must not copy the names fifty times).
     names: RefCell<Option<Rc<[String]>>>,
     /// Roles that receive every published message (a team leader).
-    listeners: BTreeSet<String>,
+    listeners: SortedSet<String>,
     /// Buffers of names no role is registered under (yet): a role
     /// registered later finds its messages waiting.
     strays: HashMap<String, Vec<MessageRef>>,
@@ -37,7 +39,7 @@ pub struct PostOffice {
 #[derive(Debug)]
 struct Member {
     name: String,
-    addresses: BTreeSet<String>,
+    addresses: SortedSet<String>,
     /// Among the `listeners`.
     listener: bool,
     /// Oldest first. A list, not a queue: a buffer is only ever pushed to
@@ -47,7 +49,7 @@ struct Member {
 
 impl PostOffice {
     /// Register a role's addresses (replacing earlier ones for that name).
-    pub fn register(&mut self, name: &str, addresses: BTreeSet<String>) {
+    pub fn register(&mut self, name: &str, addresses: SortedSet<String>) {
         match self.index.get(name) {
             Some(&i) => self.members[i].addresses = addresses,
             None => {
@@ -174,7 +176,7 @@ impl PostOffice {
         self.names.borrow_mut().get_or_insert_with(|| self.members.iter().map(|m| m.name.clone()).collect()).clone()
     }
 
-    pub fn addresses(&self, name: &str) -> Option<&BTreeSet<String>> {
+    pub fn addresses(&self, name: &str) -> Option<&SortedSet<String>> {
         self.index.get(name).map(|&i| &self.members[i].addresses)
     }
 
@@ -216,7 +218,7 @@ mod tests {
     use super::*;
     use crate::core::message::{Message, MessageId};
 
-    fn addrs(list: &[&str]) -> BTreeSet<String> {
+    fn addrs(list: &[&str]) -> SortedSet<String> {
         list.iter().map(|s| s.to_string()).collect()
     }
 

@@ -153,8 +153,8 @@ mod tests {
             assert_eq!(big_requests[0].model, "big");
             assert!(big_requests[0].messages.iter().any(|m| m.content.contains("Alex")), "Alex asked the big model");
             let ledger = team.ledger.borrow();
-            assert_eq!(ledger.per_model()["big"].calls, 1);
-            assert_eq!(ledger.per_model()["small"].calls as usize, script.len() - 1);
+            assert_eq!(ledger.per_model().get("big").unwrap().calls, 1);
+            assert_eq!(ledger.per_model().get("small").unwrap().calls as usize, script.len() - 1);
             let alex = ledger.entries().iter().find(|e| e.role == "Alex").unwrap();
             assert_eq!(alex.model, "big");
             assert!((alex.cost - Price::new(10.0, 10.0).cost(alex.prompt_tokens, alex.completion_tokens)).abs() < 1e-12);

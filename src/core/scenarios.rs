@@ -4,7 +4,7 @@
 //! in headless Chromium (`cross_test!`).
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use crate::core::sorted_map::SortedSet;
 use std::rc::Rc;
 
 use crate::core::action::{Action, ActionContext, ActionOutput, AskAction};
@@ -155,7 +155,7 @@ fn publishing_to_self_goes_to_the_own_buffer_only() {
     assert_eq!(post.buffered("Bob"), 0);
     assert!(post.history().is_empty(), "a message to oneself bypasses the environment");
     let first = &post.peek("Alice")[0];
-    assert_eq!(first.send_to, BTreeSet::from(["Alice".to_string()]));
+    assert_eq!(first.send_to, SortedSet::from(["Alice".to_string()]));
     assert_eq!(first.sent_from, "Alice");
 }
 

@@ -9,7 +9,9 @@
 //! crash, drops unconsumed buffers and the cost; this saves all of them.
 
 use std::cell::{Ref, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use litemap::LiteMap;
 use std::ops::Deref;
 use std::rc::Rc;
 
@@ -344,7 +346,7 @@ impl OwnedFrame {
 /// A snapshot of a frame (the live parts and the roles' states, live or as
 /// a checkpoint captured them). Every message is kept once.
 pub(crate) fn compose(frame: &Frame) -> TeamSnapshot {
-    let mut table: BTreeMap<MessageId, Message> = BTreeMap::new();
+    let mut table: LiteMap<MessageId, Message> = LiteMap::new();
     let mut ids_of = |list: &[MessageRef]| {
         for m in list {
             table.entry(m.id).or_insert_with(|| (**m).clone());
@@ -362,7 +364,7 @@ pub(crate) fn compose(frame: &Frame) -> TeamSnapshot {
         round: frame.round,
         ids: frame.ids.clone(),
         ledger: frame.ledger.clone(),
-        messages: table.into_values().collect(),
+        messages: table.into_tuple_vec().into_iter().map(|(_, m)| m).collect(),
         history: frame.history.iter().map(|m| m.id).collect(),
         roles: frame.roles.iter().map(RoleFrame::snapshot).collect(),
         files: frame.files.clone(),

@@ -12,7 +12,7 @@
 //! history, `rolezero::condense`). The provider's own "too long" answer is
 //! still handled where it always was (`LlmError::ContextTooLong`).
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -98,7 +98,7 @@ const KNOWN: &[(&str, u64, u64)] = &[
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowTable {
     /// Given in Settings; they win over the known ones.
-    own: BTreeMap<String, ModelWindow>,
+    own: LiteMap<String, ModelWindow>,
 }
 
 impl WindowTable {

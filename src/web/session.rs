@@ -6,7 +6,7 @@
 //! (`core::host::Keeper`); the lease holder is this tab's id (`tab_id.rs`).
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -25,7 +25,7 @@ pub fn now_ms() -> u64 {
 #[derive(Clone, Default)]
 pub struct InFlight {
     pub session_id: Rc<RefCell<Option<String>>>,
-    pub partial: Rc<RefCell<BTreeMap<String, String>>>,
+    pub partial: Rc<RefCell<LiteMap<String, String>>>,
     /// The page is going away (`pagehide` seen, no `pageshow` since): the
     /// requests it aborts are not the run's failures, so the run's end is
     /// not saved (the session stays "running" and reopens interrupted).
@@ -82,7 +82,7 @@ impl InFlight {
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
-            let mut partial = BTreeMap::new();
+            let mut partial: LiteMap<String, String> = LiteMap::new();
             partial.extend(this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())));
             if partial.is_empty() {
                 return;
@@ -104,8 +104,8 @@ impl InFlight {
 
     /// What was streaming in session `id` when the page went away (taken:
     /// shown once).
-    pub fn take_abandoned(id: &str) -> BTreeMap<String, String> {
-        let Some(storage) = local_storage() else { return BTreeMap::new() };
+    pub fn take_abandoned(id: &str) -> LiteMap<String, String> {
+        let Some(storage) = local_storage() else { return LiteMap::new() };
         let key = format!("{IN_FLIGHT}{id}");
         let found = storage.get_item(&key).ok().flatten().and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
         let _ = storage.remove_item(&key);

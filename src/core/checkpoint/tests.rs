@@ -9,6 +9,7 @@
 //! tests (the MGX company, the fixed-SOP company, the plan-and-act
 //! pipeline, an assistant that asks the user).
 
+use crate::core::sorted_map::SortedSet;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -286,6 +287,6 @@ fn each_keep_failure_reaches_the_person_in_its_own_words() {
         assert!(status.contains(words), "{kept:?}: {status}");
         statuses.push(status);
     }
-    let distinct: std::collections::BTreeSet<&String> = statuses.iter().collect();
+    let distinct: SortedSet<&String> = statuses.iter().collect();
     assert_eq!(distinct.len(), statuses.len(), "{statuses:#?}");
 }

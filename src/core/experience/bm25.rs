@@ -8,7 +8,9 @@
 //! IDF is the non-negative form ln(1 + (N - n + 0.5) / (n + 0.5)), so a
 //! word found in every text still counts a little and never negatively.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+
+use litemap::LiteMap;
 
 /// Term-frequency saturation.
 pub(super) const K1: f64 = 1.5;
@@ -39,7 +41,7 @@ pub(super) fn scores<'a>(query: &str, documents: impl IntoIterator<Item = &'a st
             // Ordered: the float sum below must add its terms in the same
             // order every time, or equal documents score a last bit apart
             // and the tie rule (the most recent wins) picks at random.
-            let mut frequency: BTreeMap<&str, usize> = BTreeMap::new();
+            let mut frequency: LiteMap<&str, usize> = LiteMap::new();
             for term in document.iter().filter(|t| query.contains(*t)) {
                 *frequency.entry(term.as_str()).or_default() += 1;
             }

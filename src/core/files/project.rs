@@ -9,7 +9,9 @@
 //! renamed or deleted as such. Every operation checks before it changes
 //! anything.
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
+
+use crate::core::sorted_map::entries_from;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +28,7 @@ use crate::core::commands::closest;
 #[serde(try_from = "FilesRecord")]
 pub struct ProjectFiles {
     /// Path -> versions, oldest first; the last is the current content.
-    files: BTreeMap<String, Vec<String>>,
+    files: LiteMap<String, Vec<String>>,
 }
 
 impl ProjectFiles {
@@ -111,7 +113,7 @@ impl ProjectFiles {
             return Ok(self.paths().collect());
         }
         let prefix = format!("{dir}/");
-        Ok(self.files.range(prefix.clone()..).map(|(p, _)| p.as_str()).take_while(|p| p.starts_with(&prefix)).collect())
+        Ok(entries_from(&self.files, &prefix).map(|(p, _)| p.as_str()).take_while(|p| p.starts_with(&prefix)).collect())
     }
 
     /// Every file path, sorted.
@@ -182,7 +184,7 @@ impl ProjectFiles {
     /// The first file inside directory `path`, if it is one.
     fn first_under(&self, path: &str) -> Option<&str> {
         let prefix = format!("{path}/");
-        self.files.range(prefix.clone()..).next().map(|(p, _)| p.as_str()).filter(|p| p.starts_with(&prefix))
+        entries_from(&self.files, &prefix).next().map(|(p, _)| p.as_str()).filter(|p| p.starts_with(&prefix))
     }
 
     /// A new file may go at `path`: no ancestor is a file and it is not a
@@ -204,7 +206,7 @@ impl ProjectFiles {
 /// The stored form, checked on the way in.
 #[derive(Deserialize)]
 struct FilesRecord {
-    files: BTreeMap<String, Vec<String>>,
+    files: LiteMap<String, Vec<String>>,
 }
 
 impl TryFrom<FilesRecord> for ProjectFiles {

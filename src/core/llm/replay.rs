@@ -11,7 +11,7 @@
 //! the team really does with those answers.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use crate::core::sorted_map::SortedSet;
 use std::rc::Rc;
 
 use futures::stream::{self, LocalBoxStream};
@@ -83,7 +83,7 @@ struct Cursor {
     next: usize,
     /// Turns handed out whose call was stopped before its end: handed out
     /// again, lowest first, so a resumed run gets the answers it missed.
-    returned: BTreeSet<usize>,
+    returned: SortedSet<usize>,
     /// Bumped by [`ReplayLlm::stop`]; a stream started before the bump ends.
     generation: u64,
     calls: usize,

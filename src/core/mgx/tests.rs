@@ -128,9 +128,9 @@ cross_test! {
         // Cost: one entry per call, per role.
         let ledger = team.ledger.borrow();
         assert_eq!(ledger.total().calls as usize, script().len());
-        assert_eq!(ledger.per_role()["Mike"].calls, 7);
+        assert_eq!(ledger.per_role().get("Mike").unwrap().calls, 7);
         for member in ["Alice", "Bob", "Eve", "Alex", "Edward"] {
-            assert_eq!(ledger.per_role()[member].calls, 1, "{member}");
+            assert_eq!(ledger.per_role().get(member).unwrap().calls, 1, "{member}");
         }
         assert!(ledger.total().cost > 0.0 && ledger.total().cost < 3.0);
     }

@@ -6,7 +6,7 @@
 //! A reaction that fails stays pending with its progress; nothing here
 //! builds the prompts' words (`prompt.rs`, `prefix.rs`).
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -229,7 +229,7 @@ impl Role {
             cause_by: action.kind(),
             sent_from: reacting.name.clone(),
             send_to: Addresses::all(),
-            metadata: if output.failed { BTreeMap::from([("is_success".into(), "false".into())]) } else { BTreeMap::new() },
+            metadata: if output.failed { LiteMap::from_iter([("is_success".into(), "false".into())]) } else { LiteMap::new() },
         });
         self.state.memory.add(message.clone());
         self.state.journal.borrow_mut().clear();

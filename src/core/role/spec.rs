@@ -3,7 +3,7 @@
 //!
 //! Plain data, saved with the team; it does nothing by itself.
 
-use std::collections::BTreeSet;
+use crate::core::sorted_map::SortedSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -34,9 +34,9 @@ pub struct RoleSpec {
     /// The role's kind (its class in MetaGPT): an address besides its name.
     pub kind: String,
     /// Extra addresses the role answers to.
-    pub extra_addresses: BTreeSet<String>,
+    pub extra_addresses: SortedSet<String>,
     /// Action kinds whose messages are news to this role.
-    pub watch: BTreeSet<ActionKind>,
+    pub watch: SortedSet<ActionKind>,
     pub react_mode: ReactMode,
     pub max_react_loop: u32,
     /// Keep every buffered message in memory, not only news (RoleZero).
@@ -52,8 +52,8 @@ impl RoleSpec {
             constraints: String::new(),
             desc: String::new(),
             kind: profile.replace(' ', ""),
-            extra_addresses: BTreeSet::new(),
-            watch: BTreeSet::from([ActionKind::user_requirement()]),
+            extra_addresses: SortedSet::new(),
+            watch: SortedSet::from([ActionKind::user_requirement()]),
             react_mode: ReactMode::React,
             max_react_loop: 1,
             observe_all: false,
@@ -97,7 +97,7 @@ impl RoleSpec {
     }
 
     /// Name and kind, plus any extra addresses.
-    pub fn addresses(&self) -> BTreeSet<String> {
+    pub fn addresses(&self) -> SortedSet<String> {
         let mut a = self.extra_addresses.clone();
         a.insert(self.name.clone());
         a.insert(self.kind.clone());

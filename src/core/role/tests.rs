@@ -1,7 +1,7 @@
 //! The role's own tests: the state prompt and its parser, the prefix and
 //! its cache, addresses.
 
-use std::collections::BTreeSet;
+use crate::core::sorted_map::SortedSet;
 use std::rc::Rc;
 
 use super::*;
@@ -92,7 +92,7 @@ fn prefix_in_is_remade_when_anything_it_shows_changes() {
         edit(&mut team);
         seen.push(fresh(&team));
     }
-    let distinct: BTreeSet<&String> = seen.iter().collect();
+    let distinct: SortedSet<&String> = seen.iter().collect();
     assert_eq!(distinct.len(), seen.len(), "{seen:#?}");
     // With a desc, only the desc shows, whatever else changes.
     spec(&mut team).goal = "anything".into();
@@ -105,5 +105,5 @@ fn prefix_in_is_remade_when_anything_it_shows_changes() {
 #[test]
 fn addresses_are_name_and_kind() {
     let spec = RoleSpec::new("Alice", "Product Manager");
-    assert_eq!(spec.addresses(), BTreeSet::from(["Alice".to_string(), "ProductManager".to_string()]));
+    assert_eq!(spec.addresses(), SortedSet::from(["Alice".to_string(), "ProductManager".to_string()]));
 }

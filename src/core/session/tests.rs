@@ -142,7 +142,7 @@ cross_test! {
         assert!(files.read("game.js").unwrap().ends_with("export function restart() { return []; }"));
         for path in ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "main.js", "style.css", "tests/game.test.js"] {
             assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
-            assert_eq!(v2.files[path], v1.files[path], "{path}: same file version in both");
+            assert_eq!(v2.files.get(path).unwrap(), v1.files.get(path).unwrap(), "{path}: same file version in both");
         }
         let changed: Vec<String> = s.diff(2).unwrap().into_iter().map(|d| d.path).collect();
         assert_eq!(changed, ["game.js", "index.html"]);
@@ -307,7 +307,7 @@ cross_test! {
         assert_eq!(files.read("game.js").unwrap(), code_of(RESTART_TURNS[4]));
         for path in ["style.css", "tests/test_game.js"] {
             assert_eq!(files.read(path).unwrap(), before.read(path).unwrap(), "{path} unchanged");
-            assert_eq!(v2.files[path], v1.files[path], "{path}: the same file version in both");
+            assert_eq!(v2.files.get(path).unwrap(), v1.files.get(path).unwrap(), "{path}: the same file version in both");
         }
         let changed: Vec<String> = s.diff(2).unwrap().into_iter().map(|d| d.path).collect();
         assert_eq!(changed, ["docs/prd.md", "docs/system_design.md", "docs/tasks.md", "game.js", "index.html"]);

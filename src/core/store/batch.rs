@@ -12,7 +12,9 @@
 //! appends: the edit carries the new end only), so a batch's size follows
 //! the change, not the session.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
+
+use litemap::LiteMap;
 
 use crate::core::cost::CostEntry;
 use crate::core::message::{Message, MessageId};
@@ -173,7 +175,7 @@ impl Batch {
         let known: HashSet<MessageId> = prev.map(|p| p.messages.iter().map(|m| m.id).collect()).unwrap_or_default();
         batch.messages = cur.messages.iter().filter(|m| !known.contains(&m.id)).cloned().collect();
 
-        let before: BTreeMap<&str, (usize, &RoleSnapshot)> = prev
+        let before: LiteMap<&str, (usize, &RoleSnapshot)> = prev
             .map(|p| p.roles.iter().enumerate().map(|(i, r)| (r.name.as_str(), (i, r))).collect())
             .unwrap_or_default();
         for (i, role) in cur.roles.iter().enumerate() {

@@ -112,7 +112,7 @@ fn new_session(title: &str, now_ms: u64) -> NewSession {
             model: "gpt-4o-mini".into(),
             budget: 2.5,
             rounds: 7,
-            role_models: [("Alex".to_string(), "gpt-4o".to_string())].into(),
+            role_models: [("Alex".to_string(), "gpt-4o".to_string())].into_iter().collect(),
             key_given: false,
         },
         now_ms,

@@ -6,7 +6,9 @@
 //! into a snapshot picks exactly those (as `Team::snapshot` does) and
 //! checks that every pointer resolves.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::core::sorted_map::SortedSet;
+
+use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -79,9 +81,9 @@ impl SessionData {
             )));
         }
         let ledger = head.to_ledger(&self.costs)?;
-        let mut wanted: BTreeSet<MessageId> = BTreeSet::new();
+        let mut wanted: SortedSet<MessageId> = SortedSet::new();
         wanted.extend(meta.history.iter().copied());
-        let mut names = BTreeSet::new();
+        let mut names = SortedSet::new();
         for r in &self.roles {
             if !names.insert(r.name.as_str()) {
                 return Err(StoreError::Corrupt(format!("the role \"{}\" is saved twice", r.name)));
@@ -90,7 +92,7 @@ impl SessionData {
                 wanted.extend(list.iter().copied());
             }
         }
-        let mut table: BTreeMap<MessageId, &Message> = BTreeMap::new();
+        let mut table: LiteMap<MessageId, &Message> = LiteMap::new();
         table.extend(self.messages.iter().map(|m| (m.id, m)));
         let messages = wanted
             .iter()
@@ -117,7 +119,7 @@ impl SessionData {
 
     /// The project's files, every version.
     pub fn project_files(&self) -> Result<ProjectFiles, StoreError> {
-        let mut by_path: BTreeMap<&str, Vec<&FileVersion>> = BTreeMap::new();
+        let mut by_path: LiteMap<&str, Vec<&FileVersion>> = LiteMap::new();
         for v in &self.files {
             by_path.entry(v.path.as_str()).or_default().push(v);
         }

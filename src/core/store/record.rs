@@ -7,7 +7,7 @@
 //! kept in the app-wide remembered-key record, which no session read or
 //! export touches.
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -39,8 +39,8 @@ pub struct SessionSettings {
     pub budget: f64,
     pub rounds: u32,
     /// Role name → model, for roles that use another model than `model`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub role_models: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "LiteMap::is_empty")]
+    pub role_models: LiteMap<String, String>,
     /// The person gave a key for this session (the key itself is never
     /// kept here): after a reload without it, the key is asked for again
     /// whatever the preset says.
@@ -56,7 +56,7 @@ impl Default for SessionSettings {
             model: String::new(),
             budget: DEFAULT_BUDGET,
             rounds: DEFAULT_ROUNDS,
-            role_models: BTreeMap::new(),
+            role_models: LiteMap::new(),
             key_given: false,
         }
     }
@@ -71,7 +71,7 @@ impl SessionSettings {
             model: settings.model.clone(),
             budget: settings.budget,
             rounds: settings.rounds,
-            role_models: BTreeMap::new(),
+            role_models: LiteMap::new(),
             key_given: false,
         }
     }
@@ -257,8 +257,8 @@ pub struct LedgerRecord {
     pub budget: f64,
     pub prices: PriceTable,
     pub total: Tally,
-    pub per_role: BTreeMap<SharedStr, Tally>,
-    pub per_model: BTreeMap<SharedStr, Tally>,
+    pub per_role: LiteMap<SharedStr, Tally>,
+    pub per_model: LiteMap<SharedStr, Tally>,
 }
 
 impl LedgerRecord {

@@ -51,7 +51,7 @@ pub fn diff_versions(log: &ProjectLog, files: &ProjectFiles, number: u32) -> Res
     let after = log.version(number)?;
     let before = log.versions.iter().take_while(|v| v.number != number).last();
     let mut diffs = Vec::new();
-    let empty = std::collections::BTreeMap::new();
+    let empty = litemap::LiteMap::new();
     let old_files = before.map_or(&empty, |v| &v.files);
     for (path, file) in &after.files {
         match old_files.get(path) {

@@ -19,7 +19,7 @@ mod diff;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -58,8 +58,8 @@ pub struct ProjectLog {
     /// Files a restore removed, with every version they had: deleting a
     /// file forgets its history in `ProjectFiles`, and a restore must lose
     /// nothing (a later version may be restored again).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub removed: BTreeMap<String, Vec<String>>,
+    #[serde(skip_serializing_if = "LiteMap::is_empty")]
+    pub removed: LiteMap<String, Vec<String>>,
     /// Why the last run stopped, so a reopened session says what happened
     /// (an error, the budget, the person's Stop) instead of guessing.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,7 +123,7 @@ pub struct ProjectVersion {
     /// The person's words (or, for a restore, what was restored).
     pub request: String,
     /// Every file at that moment.
-    pub files: BTreeMap<String, FileRef>,
+    pub files: LiteMap<String, FileRef>,
     /// The project's tests at that moment, when it has any and they ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<TestSummary>,
@@ -348,8 +348,8 @@ fn lost(number: u32, path: &str, _: FileError) -> VersionError {
 }
 
 /// Every file's current version, named.
-fn refs_of(files: &ProjectFiles) -> BTreeMap<String, FileRef> {
-    let mut refs = BTreeMap::new();
+fn refs_of(files: &ProjectFiles) -> LiteMap<String, FileRef> {
+    let mut refs = LiteMap::new();
     for path in files.paths() {
         if let (Ok(version), Ok(content)) = (files.version(path), files.read(path)) {
             refs.insert(path.to_string(), FileRef { path: String::new(), version, digest: digest(content) });

@@ -15,7 +15,8 @@ mod restore;
 mod status;
 pub mod words;
 
-use std::collections::BTreeMap;
+use crate::core::sorted_map::SortedSet;
+use litemap::LiteMap;
 
 use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
@@ -54,18 +55,18 @@ pub struct RunView {
     pub state: RunState,
     pub round: u32,
     /// Role → what it is doing now ("thinking", "running WritePRD", …).
-    pub busy: BTreeMap<String, String>,
-    pub cost: BTreeMap<String, CostLine>,
+    pub busy: LiteMap<String, String>,
+    pub cost: LiteMap<String, CostLine>,
     pub total_dollars: f64,
     next_id: u64,
     /// Role → index of its entry still streaming.
-    pub(crate) live: BTreeMap<String, usize>,
+    pub(crate) live: LiteMap<String, usize>,
     /// Roles whose current call is quiet.
-    quiet: std::collections::BTreeSet<String>,
+    quiet: SortedSet<String>,
     /// Roles whose call is pausing before a retry.
-    waiting: std::collections::BTreeSet<String>,
+    waiting: SortedSet<String>,
     /// Role → index of its latest answer (where its commands' words go).
-    pub(crate) last_answer: BTreeMap<String, usize>,
+    pub(crate) last_answer: LiteMap<String, usize>,
     /// The version the last request became, once it is ready.
     pub(crate) version: Option<VersionNote>,
     /// The version whose tests run now, between the stop and `version`.
@@ -278,7 +279,7 @@ mod tests {
         assert_eq!(v.cache_note(), None, "nothing cached yet");
         v.apply(&cached("Mike", 2000, 1500));
         v.apply(&cached("Alice", 1000, 500));
-        assert_eq!(v.cost["Mike"].cached_tokens, 1500);
+        assert_eq!(v.cost.get("Mike").unwrap().cached_tokens, 1500);
         assert_eq!(v.cache_note().as_deref(), Some("2000 of 5000 input tokens cached (40%)"));
     }
 
@@ -300,14 +301,14 @@ mod tests {
         }
         assert_eq!(v.entries.len(), 2);
         assert!(v.entries[0].live);
-        assert_eq!(v.busy["Alice"], "thinking");
+        assert_eq!(v.busy.get("Alice").unwrap(), "thinking");
         assert_eq!(v.cache_note(), None);
         v.apply(&cost("Alice", 0.25));
         assert_eq!(v.entries[0].text, "Writing the PRD.");
         assert_eq!(v.entries[0].commands.as_deref(), Some("[{\"command_name\":\"end\"}]"));
         assert!(!v.entries[0].live);
         assert!(!v.busy.contains_key("Alice"));
-        assert_eq!(v.cost["Alice"].calls, 1);
+        assert_eq!(v.cost.get("Alice").unwrap().calls, 1);
         assert!((v.total_dollars - 0.25).abs() < 1e-9);
         // Bob's stream is cut by a stop: shown as abandoned, not as done.
         v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
@@ -321,11 +322,11 @@ mod tests {
         v.apply(&TeamEvent::RoundStarted { round: 1 });
         v.apply(&TeamEvent::LlmStarted { role: "Alice".into(), model: "m".into(), quiet: false });
         v.apply(&TeamEvent::Waiting { role: "Alice".into(), seconds: 3, reason: "rate limited by the provider".into() });
-        assert_eq!(v.busy["Alice"], "waiting 3 s: rate limited by the provider");
+        assert_eq!(v.busy.get("Alice").unwrap(), "waiting 3 s: rate limited by the provider");
         assert_eq!(v.status(), "Alice is waiting 3 s: rate limited by the provider");
         assert!(v.entries.iter().all(|e| e.text.is_empty()), "a wait is status, not conversation");
         v.apply(&TeamEvent::LlmDelta { role: "Alice".into(), text: "PRD".into() });
-        assert_eq!(v.busy["Alice"], "thinking");
+        assert_eq!(v.busy.get("Alice").unwrap(), "thinking");
         assert_eq!(v.entries[0].text, "PRD");
         // A wait that ends in failure or a stop is cleared too.
         v.apply(&TeamEvent::Waiting { role: "Bob".into(), seconds: 1, reason: "x".into() });
@@ -345,7 +346,7 @@ mod tests {
         let done = Rc::new(Message::new(MessageId(9), "I have finished the task").with_role(MsgRole::Assistant).caused_by(RUN_COMMAND).from_role("Mike"));
         v.apply(&TeamEvent::Published { message: done });
         assert!(v.entries.is_empty(), "{:?}", v.entries);
-        assert_eq!(v.cost["Mike"].calls, 1, "still metered");
+        assert_eq!(v.cost.get("Mike").unwrap().calls, 1, "still metered");
         // A member's report to its leader is shown.
         let report = Rc::new(Message::new(MessageId(10), "PRD written").with_role(MsgRole::Assistant).caused_by(RUN_COMMAND).from_role("Alice").to(["Mike"]));
         v.apply(&TeamEvent::Published { message: report });

@@ -16,7 +16,11 @@
 //! company's documents show as its published messages) and the streaming
 //! text of a call the reload cut off (it was not finished: it is made again).
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::core::sorted_map::SortedSet;
+
+use litemap::LiteMap;
+
+use crate::core::sorted_map::entries_from;
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -37,10 +41,10 @@ impl RunView {
     /// The conversation, costs and round of a saved team, stopped for `reason`.
     pub fn restored(snapshot: &TeamSnapshot, reason: StopReason) -> RunView {
         let mut view = RunView::default();
-        let published: BTreeSet<MessageId> = snapshot.history.iter().copied().collect();
-        let answers: BTreeSet<MessageId> = snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()).collect();
-        let by_id: BTreeMap<MessageId, &Message> = snapshot.messages.iter().map(|m| (m.id, m)).collect();
-        let mut shown: BTreeSet<MessageId> = BTreeSet::new();
+        let published: SortedSet<MessageId> = snapshot.history.iter().copied().collect();
+        let answers: SortedSet<MessageId> = snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()).collect();
+        let by_id: LiteMap<MessageId, &Message> = snapshot.messages.iter().map(|m| (m.id, m)).collect();
+        let mut shown: SortedSet<MessageId> = SortedSet::new();
         let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
             while let Some(error) = errors.next_if(|e| e.after < id.0) {
@@ -58,15 +62,13 @@ impl RunView {
             } else if answers.contains(&id) && message.role == MsgRole::Assistant && message.cause_by.as_str() == ZERO_ANSWER {
                 // The messages its commands published come in command order,
                 // between the replies.
-                let mut later = by_id
-                    .range(id..)
+                let mut later = entries_from(&by_id, &id)
                     .filter(|(i, m)| published.contains(i) && m.sent_from == message.sent_from)
                     .map(|(_, m)| *m);
                 // What its commands gave back: the role's next note of
                 // command outputs, before its next answer (none while the
                 // commands had not all run when the session was saved).
-                let outputs = by_id
-                    .range(id..)
+                let outputs = entries_from(&by_id, &id)
                     .skip(1)
                     .filter(|(i, m)| answers.contains(i) && m.sent_from == message.sent_from)
                     .take_while(|(_, m)| m.cause_by.as_str() != ZERO_ANSWER)
