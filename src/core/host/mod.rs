@@ -35,6 +35,7 @@ use futures::future::LocalBoxFuture;
 use super::events::{EventSink, StopReason, TeamEvent};
 use super::plan::Plan;
 use super::plan_edit::PlanEdit;
+#[cfg(feature = "sandbox")]
 use super::sandbox::ConsoleLine;
 use super::session::{Session, SessionError};
 use super::settings::Settings;
@@ -174,9 +175,12 @@ impl HostState {
 pub enum Request {
     /// The idea of a team that has none, or a follow-up.
     Text(String),
-    /// A preview error the person sends to be fixed.
+    /// A preview error the person sends to be fixed (only a build with a
+    /// preview has one: the `sandbox` feature).
+    #[cfg(feature = "sandbox")]
     Fix(ConsoleLine),
     /// A preview error the automatic fix mode sends.
+    #[cfg(feature = "sandbox")]
     AutoFix(ConsoleLine),
 }
 
@@ -696,10 +700,8 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         if self.going.get() {
             return Err(Refusal::Busy);
         }
-        if let Request::Text(text) = &request {
-            if text.trim().is_empty() {
-                return Err(SessionError::Empty.into());
-            }
+        if matches!(&request, Request::Text(text) if text.trim().is_empty()) {
+            return Err(SessionError::Empty.into());
         }
         if let Some(refusal) = self.blocked() {
             self.wait(Pending::Request(request), refusal);
@@ -766,7 +768,9 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         }
         match pending {
             Pending::Request(Request::Text(text)) => session.send(&text)?,
+            #[cfg(feature = "sandbox")]
             Pending::Request(Request::Fix(error)) => session.fix(&error)?,
+            #[cfg(feature = "sandbox")]
             Pending::Request(Request::AutoFix(error)) => session.auto_fix(&error)?,
             Pending::Resume => {}
         }

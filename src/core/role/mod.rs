@@ -30,6 +30,7 @@ use crate::core::post::PostOffice;
 use crate::core::shared_str::SharedStr;
 use crate::core::world::World;
 
+#[cfg(feature = "plan-and-act")]
 mod plan_and_act;
 mod prefix;
 mod prompt;
@@ -39,6 +40,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "plan-and-act")]
 pub use plan_and_act::{plan_and_act, MAX_PLAN_ATTEMPTS, MAX_REPLANS, MAX_TASKS};
 pub use prompt::{parse_state, state_prompt};
 pub use react::Reactor;

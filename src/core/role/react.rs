@@ -12,7 +12,9 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::prompt::{list_states, parse_state, state_prompt};
-use super::{plan_and_act, ReactMode, ReactProgress, Role};
+#[cfg(feature = "plan-and-act")]
+use super::plan_and_act;
+use super::{ReactMode, ReactProgress, Role};
 use crate::core::action::{ActionContext, ActionOutput};
 use crate::core::events::TeamEvent;
 use crate::core::gate::LlmGate;
@@ -119,7 +121,11 @@ impl Role {
         let response = match (self.reactor.clone(), self.spec.react_mode) {
             (Some(reactor), _) => reactor.react(self, world).await?,
             (None, ReactMode::React | ReactMode::ByOrder) => self.react_loop(world).await?,
+            #[cfg(feature = "plan-and-act")]
             (None, ReactMode::PlanAndAct) => plan_and_act(self, world).await?,
+            // No team this build makes plans this way (see Cargo.toml).
+            #[cfg(not(feature = "plan-and-act"))]
+            (None, ReactMode::PlanAndAct) => return Err(RoleError::Plan("this build of tabteam leaves plan-and-act out".into())),
         };
         self.set_state(-1);
         Ok(response)
