@@ -124,6 +124,7 @@ const DEFAULT_PRICES: &[(&str, f64, f64, Option<f64>, Option<f64>)] = &[
 /// Model name → price. Users extend it with [`PriceTable::set`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PriceTable {
+    #[serde(with = "crate::core::sorted_map::map")]
     prices: LiteMap<String, Price>,
     /// The last lookup, as asked (before normalizing) and answered: a team
     /// asks for the same model's price before and after every call, by
@@ -302,7 +303,9 @@ pub struct CostLedger {
     pub prices: PriceTable,
     total: Tally,
     /// Keyed by the entries' shared names (saved as plain strings).
+    #[serde(with = "crate::core::sorted_map::map")]
     per_role: LiteMap<SharedStr, Tally>,
+    #[serde(with = "crate::core::sorted_map::map")]
     per_model: LiteMap<SharedStr, Tally>,
     entries: Vec<CostEntry>,
 }

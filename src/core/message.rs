@@ -90,6 +90,7 @@ pub struct Message {
     pub sent_from: SharedStr,
     pub send_to: Addresses,
     #[serde(default, skip_serializing_if = "LiteMap::is_empty")]
+    #[serde(with = "crate::core::sorted_map::map")]
     pub metadata: LiteMap<String, String>,
 }
 

@@ -12,6 +12,55 @@ use std::fmt;
 use litemap::LiteMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// A `LiteMap` field's JSON form, the same as a `BTreeMap`'s: an object,
+/// `{}` when empty. For `#[serde(with = "crate::core::sorted_map::map")]`
+/// on the core's map fields. litemap's own serde writes an empty map as
+/// `[]`, and reads by sorting, which brings a stable sort's code into the
+/// wasm for every key and value type; reading entry by entry gives the
+/// same map without it.
+pub mod map {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use litemap::LiteMap;
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer, K: Serialize, V: Serialize>(map: &LiteMap<K, V>, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_map(Some(map.len()))?;
+        for (key, value) in map.iter() {
+            out.serialize_entry(key, value)?;
+        }
+        out.end()
+    }
+
+    pub fn deserialize<'de, D, K, V>(deserializer: D) -> Result<LiteMap<K, V>, D::Error>
+    where
+        D: Deserializer<'de>,
+        K: Ord + Deserialize<'de>,
+        V: Deserialize<'de>,
+    {
+        struct Entries<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Entries<K, V> {
+            type Value = LiteMap<K, V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Self::Value, A::Error> {
+                let mut map = LiteMap::new();
+                while let Some((key, value)) = entries.next_entry()? {
+                    map.insert(key, value);
+                }
+                Ok(map)
+            }
+        }
+        deserializer.deserialize_map(Entries(PhantomData))
+    }
+}
+
 /// The entries whose key is `from` or after it, in order (`BTreeMap::range(from..)`).
 pub fn entries_from<'a, K: Ord, V>(map: &'a LiteMap<K, V>, from: &K) -> impl Iterator<Item = (&'a K, &'a V)> {
     let start = map.find_index(from).unwrap_or_else(|at| at);
@@ -170,6 +219,25 @@ mod tests {
         let back: SortedSet<String> = serde_json::from_str(r#"["c","b","c"]"#).unwrap();
         assert_eq!(back, set);
         assert_eq!(set.clone().pop_first().as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn a_map_reads_back_sorted_from_an_object_in_any_order() {
+        #[derive(Serialize, Deserialize)]
+        struct Holder {
+            #[serde(with = "map")]
+            map: LiteMap<String, u32>,
+        }
+        let held: Holder = serde_json::from_str(r#"{"map":{"b":2,"a":1,"c":3,"a":4}}"#).unwrap();
+        assert_eq!(held.map.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(), [("a", 4), ("b", 2), ("c", 3)]);
+        assert!(serde_json::from_str::<Holder>(r#"{"map":[1]}"#).is_err());
+        // Written as a BTreeMap was, `{}` when empty.
+        let mut out = serde_json::Serializer::new(Vec::new());
+        map::serialize(&held.map, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out.into_inner()).unwrap(), r#"{"a":4,"b":2,"c":3}"#);
+        let mut out = serde_json::Serializer::new(Vec::new());
+        map::serialize(&LiteMap::<String, u32>::new(), &mut out).unwrap();
+        assert_eq!(String::from_utf8(out.into_inner()).unwrap(), "{}");
     }
 
     #[test]

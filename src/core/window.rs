@@ -98,6 +98,7 @@ const KNOWN: &[(&str, u64, u64)] = &[
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowTable {
     /// Given in Settings; they win over the known ones.
+    #[serde(with = "crate::core::sorted_map::map")]
     own: LiteMap<String, ModelWindow>,
 }
 

@@ -82,13 +82,14 @@ impl InFlight {
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
-            let mut partial: LiteMap<String, String> = LiteMap::new();
-            partial.extend(this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())));
+            // A JSON object: role → the text that had streamed.
+            let partial: serde_json::Map<String, serde_json::Value> =
+                this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.as_str().into())).collect();
             if partial.is_empty() {
                 return;
             }
-            if let (Some(storage), Ok(json)) = (local_storage(), serde_json::to_string(&partial)) {
-                let _ = storage.set_item(&format!("{IN_FLIGHT}{id}"), &json);
+            if let Some(storage) = local_storage() {
+                let _ = storage.set_item(&format!("{IN_FLIGHT}{id}"), &serde_json::Value::Object(partial).to_string());
             }
         });
         // Back from the back/forward cache: the page lives on.
@@ -107,7 +108,10 @@ impl InFlight {
     pub fn take_abandoned(id: &str) -> LiteMap<String, String> {
         let Some(storage) = local_storage() else { return LiteMap::new() };
         let key = format!("{IN_FLIGHT}{id}");
-        let found = storage.get_item(&key).ok().flatten().and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
+        let found = storage.get_item(&key).ok().flatten().and_then(|json| {
+            let mut reader = serde_json::Deserializer::from_str(&json);
+            crate::core::sorted_map::map::deserialize(&mut reader).ok()
+        }).unwrap_or_default();
         let _ = storage.remove_item(&key);
         found
     }

@@ -28,6 +28,7 @@ use crate::core::commands::closest;
 #[serde(try_from = "FilesRecord")]
 pub struct ProjectFiles {
     /// Path -> versions, oldest first; the last is the current content.
+    #[serde(with = "crate::core::sorted_map::map")]
     files: LiteMap<String, Vec<String>>,
 }
 
@@ -206,6 +207,7 @@ impl ProjectFiles {
 /// The stored form, checked on the way in.
 #[derive(Deserialize)]
 struct FilesRecord {
+    #[serde(with = "crate::core::sorted_map::map")]
     files: LiteMap<String, Vec<String>>,
 }
 

@@ -40,6 +40,7 @@ pub struct SessionSettings {
     pub rounds: u32,
     /// Role name → model, for roles that use another model than `model`.
     #[serde(default, skip_serializing_if = "LiteMap::is_empty")]
+    #[serde(with = "crate::core::sorted_map::map")]
     pub role_models: LiteMap<String, String>,
     /// The person gave a key for this session (the key itself is never
     /// kept here): after a reload without it, the key is asked for again
@@ -257,7 +258,9 @@ pub struct LedgerRecord {
     pub budget: f64,
     pub prices: PriceTable,
     pub total: Tally,
+    #[serde(with = "crate::core::sorted_map::map")]
     pub per_role: LiteMap<SharedStr, Tally>,
+    #[serde(with = "crate::core::sorted_map::map")]
     pub per_model: LiteMap<SharedStr, Tally>,
 }
 

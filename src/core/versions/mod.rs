@@ -59,6 +59,7 @@ pub struct ProjectLog {
     /// file forgets its history in `ProjectFiles`, and a restore must lose
     /// nothing (a later version may be restored again).
     #[serde(skip_serializing_if = "LiteMap::is_empty")]
+    #[serde(with = "crate::core::sorted_map::map")]
     pub removed: LiteMap<String, Vec<String>>,
     /// Why the last run stopped, so a reopened session says what happened
     /// (an error, the budget, the person's Stop) instead of guessing.
@@ -123,6 +124,7 @@ pub struct ProjectVersion {
     /// The person's words (or, for a restore, what was restored).
     pub request: String,
     /// Every file at that moment.
+    #[serde(with = "crate::core::sorted_map::map")]
     pub files: LiteMap<String, FileRef>,
     /// The project's tests at that moment, when it has any and they ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
