@@ -82,7 +82,9 @@
       clearTimeout(timer);
       timer = setTimeout(() => {
         const message = `stopped after ${ms / 1000} s: ${why}`;
-        finish(program ? { timedOut: message } : { result: { file: (m.paths || [])[results.length ? results.length - 1 : 0] || '(python)', name: '(time limit)', outcome: 'timed_out', message } });
+        // The file that was running: the last one with a result, or the first.
+        const file = results.length ? results[results.length - 1].file : (m.paths || ['(python)'])[0];
+        finish(program ? { timedOut: message } : { result: { file, name: '(time limit)', outcome: 'timed_out', message } });
       }, ms);
     };
     limit(Number(m.loadMs) || 60000, 'Python did not start in time');

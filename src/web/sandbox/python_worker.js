@@ -48,6 +48,7 @@ async function start(m) {
   });
   const { loadPyodide } = await import(await moduleUrl(runtime.core));
   const { default: createPyodideModule } = await import(await moduleUrl(runtime.asm));
+  const imported = performance.now();
   const decoder = { out: new TextDecoder(), err: new TextDecoder() };
   const py = await loadPyodide({
     indexURL: BASE,
@@ -72,7 +73,7 @@ async function start(m) {
     py.FS.writeFile(path, text);
   }
   py.FS.writeFile('/home/pyodide/_tabteam_runner.py', m.runner);
-  postMessage({ loaded: true, ms: Math.round(performance.now() - started) });
+  postMessage({ loaded: true, ms: Math.round(performance.now() - started), importMs: Math.round(imported - started) });
   const post = (json) => postMessage(JSON.parse(json));
   py.globals.set('_tabteam_post', post);
   py.globals.set('_tabteam_read_line', readLine);

@@ -3,7 +3,7 @@
 // class, main.py reading moves with input(), tests/test_game.py with
 // unittest): QA's first run fails (the merge is missing), the failure goes
 // to the engineer, the fix passes. Then a follow-up whose change makes a
-// test loop forever (stopped by the time limit, so the version breaks the
+// move loop for ever, and so a test (stopped by the time limit, so the version breaks the
 // tests). Our own test data, as the local LLM server's turns; each turn
 // matches its role's system prompt.
 
@@ -189,12 +189,12 @@ export function loopingFollowUp() {
   return [
     as('Mike', 'TASK'),
     as('Mike', answer('One task for Alex.', [
-      cmd('Plan.append_task', { task_id: '3', dependent_task_ids: [], instruction: 'Skip merged tiles faster', assignee: 'Alex' }),
-      cmd('TeamLeader.publish_team_message', { content: 'Skip merged tiles faster in merge_row', send_to: 'Alex' }),
+      cmd('Plan.append_task', { task_id: '3', dependent_task_ids: [], instruction: 'Let a move wait until the board settles', assignee: 'Alex' }),
+      cmd('TeamLeader.publish_team_message', { content: 'Let Game.move wait until the board settles', send_to: 'Alex' }),
       cmd('RoleZero.reply_to_human', { content: 'Alex is on it.' }),
       end(),
     ])),
-    as('Alex', answer('Changing the step.', [cmd('Editor.replace', { path: 'game.py', old: '                i += 2\n', new: '                continue\n' }), end()])),
-    as('Mike', answer('Done.', [cmd('Plan.finish_current_task'), cmd('RoleZero.reply_to_human', { content: 'Merging skips faster now.' }), end()])),
+    as('Alex', answer('Waiting for the board.', [cmd('Editor.replace', { path: 'game.py', old: '        moved = rows != self.board\n', new: '        while rows != self.board:\n            pass\n        moved = True\n' }), end()])),
+    as('Mike', answer('Done.', [cmd('Plan.finish_current_task'), cmd('RoleZero.reply_to_human', { content: 'A move waits for the board now.' }), end()])),
   ];
 }
