@@ -2,10 +2,12 @@
 // writes a command-line 2048 game in Python; QA's first test run fails (a
 // unittest failure and a plain `def test_` assert, each with its file and
 // line), the engineer fixes it, the rerun passes and version 1's tests pass;
-// the Terminal runs main.py, which reads moves with input(); a follow-up
+// the Terminal runs main.py, which reads moves with input(), and shows a
+// traceback with its file and line and "Ask the team to fix"; a follow-up
 // whose change makes a test loop for ever is stopped by the time limit,
 // marked as breaking the tests and rolled back; reloaded offline, the
-// Terminal runs the game again (Pyodide from the browser's cache).
+// Terminal runs the game again (Pyodide from the browser's cache), and
+// Stop ends it while it waits for input.
 // Prints Pyodide's cold and warm times to the first test result.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,6 +83,19 @@ test('a command-line 2048 game in Python: its tests run, fail, are fixed and pas
   console.log(`# Python tests by the button (Pyodide in memory, started afresh in the frame): ${Date.now() - warm} ms`);
   await playInTerminal(page, 'python-1-terminal');
 
+  // A traceback names the project's file and line and can go to the team.
+  await page.getByTestId('run-program').click();
+  await page.getByTestId('terminal-state').filter({ hasText: 'Waiting for your input' }).waitFor({ timeout: 60000 });
+  await page.getByTestId('terminal-input').fill('n');
+  await page.getByTestId('terminal-input').press('Enter');
+  await page.getByTestId('terminal-state').filter({ hasText: 'The program ended with an error.' }).waitFor({ timeout: 10000 });
+  const error = page.getByTestId('terminal-error');
+  assert.equal(await error.count(), 1);
+  assert.match(await error.textContent(), /AttributeError: type object 'Game' has no attribute 'new_game' \(main\.py:25\)/);
+  assert.match(await page.getByTestId('terminal').textContent(), /Traceback \(most recent call last\):\n[\s\S]*File "main\.py", line 25, in main\n    game = Game\.new_game\(\)\nAttributeError/);
+  assert.equal(await error.getByTestId('ask-fix').isEnabled(), true, 'the error can go to the team');
+  await shootPane(page, 'terminal-pane', 'python-1b-traceback');
+
   // A follow-up that loops for ever: stopped by the limit, marked, rolled back.
   await showTab(page, 'versions');
   await page.getByTestId('follow-up').fill('let a move wait until the board settles');
@@ -108,6 +123,13 @@ test('a command-line 2048 game in Python: its tests run, fail, are fixed and pas
   const offline = Date.now();
   await playInTerminal(page, 'python-3-terminal-offline');
   console.log(`# offline: the Terminal's program from Run to its first prompt and the game played: ${Date.now() - offline} ms`);
+  // Stop ends a program that waits for input.
+  await page.getByTestId('run-program').click();
+  await page.getByTestId('terminal-state').filter({ hasText: 'Waiting for your input' }).waitFor({ timeout: 60000 });
+  await page.getByTestId('stop-program').click();
+  await page.getByTestId('terminal-state').filter({ hasText: 'Stopped.' }).waitFor({ timeout: 2000 });
+  assert.equal(await page.getByTestId('terminal-input').isDisabled(), true);
+  assert.equal(await page.locator('[data-testid=sandbox-frame][title="Python program"]').count(), 0, 'its frame is gone');
   await context.setOffline(false);
   assert.deepEqual(problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(p)), [], 'no page errors');
   await context.close();

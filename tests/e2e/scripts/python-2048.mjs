@@ -4,7 +4,8 @@
 // unittest): QA's first run fails (the merge is missing), the failure goes
 // to the engineer, the fix passes. Then a follow-up whose change makes a
 // move loop for ever, and so a test (stopped by the time limit, so the version breaks the
-// tests). Our own test data, as the local LLM server's turns; each turn
+// tests). main.py has a bug of its own: "n" (a new game) calls a method
+// Game does not have, so the Terminal shows a traceback. Our own test data, as the local LLM server's turns; each turn
 // matches its role's system prompt.
 
 const answer = (thought, commands) => `${thought}\n\`\`\`json\n${JSON.stringify(commands, null, 2)}\n\`\`\``;
@@ -102,7 +103,7 @@ def render(game):
 
 def main():
     game = Game(seed=2048)
-    print("2048 in the terminal: w/a/s/d to move, q to quit.")
+    print("2048 in the terminal: w/a/s/d to move, n for a new game, q to quit.")
     while True:
         render(game)
         if not game.can_move():
@@ -112,6 +113,9 @@ def main():
         if key == "q":
             print(f"Bye! Final score: {game.score}")
             break
+        if key == "n":
+            game = Game.new_game()
+            continue
         if key not in KEYS:
             print("Use w, a, s or d.")
             continue
