@@ -11,11 +11,21 @@
 // Prints Pyodide's cold and warm times to the first test result.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, showTab, showSessions } from './harness.mjs';
+import { root, useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, showTab, showSessions } from './harness.mjs';
 import { pythonTurns, loopingFollowUp } from './scripts/python-2048.mjs';
 
 const env = useSiteAndLlm();
+const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** axe's critical, serious and moderate violations inside `selector`. */
+async function axeViolations(page, selector) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
+  const found = await page.evaluate(async (sel) => (await window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] })).violations
+    .filter((v) => v.impact !== 'minor').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), selector);
+  return found;
+}
 
 const shootPane = (page, id, name) => page.getByTestId(id).screenshot({ path: join(screenshotDir, `${name}.png`) });
 const version = (page, n) => page.locator(`[data-testid=version][data-number="${n}"]`);
@@ -95,6 +105,7 @@ test('a command-line 2048 game in Python: its tests run, fail, are fixed and pas
   assert.match(await page.getByTestId('terminal').textContent(), /Traceback \(most recent call last\):\n[\s\S]*File "main\.py", line 25, in main\n    game = Game\.new_game\(\)\nAttributeError/);
   assert.equal(await error.getByTestId('ask-fix').isEnabled(), true, 'the error can go to the team');
   await shootPane(page, 'terminal-pane', 'python-1b-traceback');
+  assert.deepEqual(await axeViolations(page, '[data-testid=terminal-pane]'), [], 'the Terminal passes axe');
 
   // A follow-up that loops for ever: stopped by the limit, marked, rolled back.
   await showTab(page, 'versions');
