@@ -4,8 +4,11 @@
 // root of the build.
 //
 // - FILES: every file of the build, by path relative to the root, except
-//   sw.js itself and widget/ (the demo, a page of its own). lazy/mermaid/
-//   is kept: the app reads it to build the diagram frame's document.
+//   sw.js itself, widget/ (the demo, a page of its own) and lazy/pyodide/
+//   (~6 MB over the wire that only a Python project needs:
+//   src/web/sandbox/python.js keeps it in a cache of its own on first use).
+//   lazy/mermaid/ is kept: the app reads it to build the diagram frame's
+//   document.
 // - VERSION: 12 hex digits of SHA-256 over those files' paths and bytes, so
 //   any change to the build is a new worker with a new cache.
 import { createHash } from 'node:crypto';
@@ -13,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { filesUnder } from './content-version.mjs';
 
-const LEFT_OUT = [/^sw\.js$/, /^widget\//];
+const LEFT_OUT = [/^sw\.js$/, /^widget\//, /^lazy\/pyodide\//];
 
 /** The build's files the worker keeps, sorted, relative to `root` with `/`. */
 export function workerFiles(root) {

@@ -9,6 +9,11 @@
 //    tests, CommonJS across many files), bundled by esbuild into one ES
 //    module, lazy/sucrase/sucrase.mjs: loaded by src/web/sandbox/packages.js
 //    the first time a project has a .ts/.tsx/.jsx file.
+//    And Pyodide (the `pyodide` npm package: pyodide.mjs, pyodide.asm.mjs,
+//    pyodide.asm.wasm, python_stdlib.zip, pyodide-lock.json, its licence)
+//    into lazy/pyodide/VERSION/, read by src/web/sandbox/python.js the first
+//    time a project has Python to run; the build fails when that file names
+//    another version than the package installed.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
 //    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
 //    wasm loader), and this replaces the placeholder with the hash of every
@@ -90,6 +95,22 @@ function copyHighlight() {
   copyFileSync(join(pkg, 'LICENSE'), join(out, 'LICENSE'));
 }
 
+function copyPyodide() {
+  const pkg = join(modules, 'pyodide');
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  const wanted = /PYODIDE_VERSION = '([^']+)'/.exec(readFileSync(join(root, 'src', 'web', 'sandbox', 'python.js'), 'utf8'));
+  if (!wanted || wanted[1] !== version) {
+    throw new Error(`src/web/sandbox/python.js names Pyodide ${wanted && wanted[1]} but node_modules has ${version} (npm ci, or update PYODIDE_VERSION)`);
+  }
+  const out = join(staging, 'lazy', 'pyodide', version);
+  mkdirSync(out, { recursive: true });
+  for (const name of ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json']) {
+    copyFileSync(join(pkg, name), join(out, name));
+  }
+  copyText(join(pkg, 'pyodide.mjs'), join(out, 'pyodide.mjs'), withoutSourceMap);
+  writeFileSync(join(out, 'LICENSE'), 'Pyodide is distributed under the Mozilla Public License 2.0 (https://github.com/pyodide/pyodide/blob/main/LICENSE); CPython and its standard library under the Python Software Foundation License.\n');
+}
+
 const PLACEHOLDER = "'sha256-TRUNK-INLINE'";
 
 function fillPolicy() {
@@ -164,6 +185,7 @@ function versionApp() {
 
 copyMermaid();
 copyHighlight();
+copyPyodide();
 await bundleSucrase();
 await minifyStartup();
 versionApp();

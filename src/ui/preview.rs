@@ -1,14 +1,17 @@
 //! The project running: the live preview (a sandboxed frame, rebuilt when
 //! the files change), its console, "Run tests" with the results per test,
 //! "Ask the team to fix" beside each error of the page, and "Open in new
-//! tab". Everything runs in `web::sandbox`; this pane
-//! shows it and holds no logic of its own.
+//! tab"; for a Python project, the Terminal (`TerminalView`: Run, Stop, the
+//! output as a log, a line of input, the program's errors with "Ask the
+//! team to fix"). Everything runs in `web::sandbox`; this pane shows it and
+//! holds no logic of its own.
 
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::core::sandbox::{snapshot, Outcome, Sandbox};
-use crate::web::sandbox::WebSandbox;
+use crate::core::sandbox::python::python_entry;
+use crate::core::sandbox::{snapshot, ConsoleLine, Outcome, Sandbox};
+use crate::web::sandbox::{TerminalState, WebSandbox};
 
 use super::Shared;
 
@@ -86,6 +89,11 @@ pub fn PreviewPane() -> impl IntoView {
         tick.get();
         stored.with_value(|s| s.has_preview())
     };
+    // A Python project's program, when it has one (the core decides which file).
+    let program = Memo::new(move |_| {
+        shared.files.track();
+        files_of().and_then(|f| python_entry(&f).map(str::to_owned))
+    });
     view! {
         <section class="card preview" aria-label="Preview" data-testid="preview">
             <h2>"Preview"</h2>
@@ -95,8 +103,11 @@ pub fn PreviewPane() -> impl IntoView {
                 </button>
                 <button data-testid="open-tab" disabled=move || !has_preview() on:click=open_tab>"Open in new tab"</button>
             </div>
-            <Show when=move || !has_preview()>
+            <Show when=move || !has_preview() && program.get().is_none()>
                 <p class="note preview-empty">"No page yet: when the team writes an index.html, it runs here."</p>
+            </Show>
+            <Show when=move || program.get().is_some()>
+                <TerminalView sandbox=stored tick=tick entry=program files=files_of />
             </Show>
             <div class="preview-frame" node_ref=host></div>
             {move || error.get().map(|e| view! { <p class="error" data-testid="sandbox-error">{e}</p> })}
@@ -148,4 +159,92 @@ pub fn PreviewPane() -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The Terminal of a Python project: its program's output as a log, a line
+/// of input for `input()`, Run and Stop, and its errors with "Ask the team
+/// to fix". A plain accessible console (`<pre role=log>` and a text field):
+/// no terminal emulator, the programs are line-based.
+#[component]
+fn TerminalView(
+    sandbox: StoredValue<WebSandbox, LocalStorage>,
+    tick: RwSignal<u64>,
+    entry: Memo<Option<String>>,
+    files: impl Fn() -> Option<crate::core::sandbox::FileMap> + Copy + 'static,
+) -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    let terminal = move || {
+        tick.get();
+        sandbox.with_value(|s| s.terminal())
+    };
+    let state = Memo::new(move |_| terminal().state);
+    let live = move || matches!(state.get(), TerminalState::Running | TerminalState::Waiting);
+    let busy = move || matches!(state.get(), TerminalState::Starting | TerminalState::Running | TerminalState::Waiting);
+    let line = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let fix_error = RwSignal::new(None::<String>);
+    let input = NodeRef::<leptos::html::Input>::new();
+    let run = move |_| {
+        let Some(files) = files() else { return };
+        error.set(sandbox.with_value(|s| s.run_program(files)).err());
+    };
+    let stop = move |_| sandbox.with_value(|s| s.stop_program());
+    let send = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if live() {
+            sandbox.with_value(|s| s.send_line(&line.get_untracked()));
+            line.set(String::new());
+        }
+    };
+    // The field takes the focus when the program asks for a line.
+    Effect::new(move |_| {
+        if state.get() == TerminalState::Waiting {
+            if let Some(field) = input.get() {
+                let _ = field.focus();
+            }
+        }
+    });
+    let status = move || match state.get() {
+        TerminalState::Idle => String::new(),
+        TerminalState::Starting => "Starting Python…".into(),
+        TerminalState::Running => "Running".into(),
+        TerminalState::Waiting => "Waiting for your input".into(),
+        TerminalState::Ended(text) => text,
+    };
+    view! {
+        <section class="terminal" aria-label="Terminal" data-testid="terminal-pane">
+            <h3>"Terminal"</h3>
+            <div class="row">
+                <button data-testid="run-program" on:click=run>{move || format!("Run {}", entry.get().unwrap_or_default())}</button>
+                <button data-testid="stop-program" disabled=move || !busy() on:click=stop>"Stop"</button>
+                <span class="note" role="status" data-testid="terminal-state">{status}</span>
+            </div>
+            {move || error.get().map(|e| view! { <p class="error" data-testid="terminal-error-text">{e}</p> })}
+            <pre class="terminal-log" role="log" aria-label="Program output" tabindex="0" data-testid="terminal">
+                {move || terminal().output.into_iter().map(|(stream, text)| view! { <span class=format!("term-{stream}")>{text}</span> }).collect_view()}
+            </pre>
+            <form class="row terminal-input" on:submit=send>
+                <label for="terminal-input">"Input"</label>
+                <input id="terminal-input" node_ref=input data-testid="terminal-input" autocomplete="off" spellcheck="false"
+                    disabled=move || !live() prop:value=move || line.get() on:input=move |ev| line.set(event_target_value(&ev)) />
+                <button type="submit" data-testid="terminal-send" disabled=move || !live()>"Send"</button>
+            </form>
+            <ul class="terminal-errors">
+                {move || terminal().errors.into_iter().map(|e: ConsoleLine| {
+                    let place = e.source.as_ref().map(|s| format!("{}:{}", s.path, s.line));
+                    let first = e.text.lines().last().unwrap_or_default().to_owned();
+                    view! {
+                        <li class="console-uncaught" data-testid="terminal-error">{first}
+                            {place.map(|place| view! { " "<span class="note console-source">"("{place}")"</span> })}
+                            " "<button data-testid="ask-fix" disabled=move || !super::versions::team_at_rest(shared)
+                                on:click=move |_| fix_error.set(super::versions::ask_team(shared, crate::core::host::Request::Fix(e.clone())).err())>
+                                "Ask the team to fix"
+                            </button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            {move || fix_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
 }

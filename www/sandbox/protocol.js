@@ -16,6 +16,8 @@ var TABTEAM_SANDBOX = Object.freeze({
   "open": "open",
   "preview": "preview",
   "tests": "tests",
+  "python": "python",
+  "stdin": "stdin",
   "diagram": "diagram",
   "hostReady": "host-ready",
   "ready": "ready",
@@ -23,6 +25,7 @@ var TABTEAM_SANDBOX = Object.freeze({
   "console": "console",
   "loaded": "loaded",
   "report": "report",
+  "terminal": "terminal",
   "drawn": "drawn",
   "tabReady": "tab-ready"
 });

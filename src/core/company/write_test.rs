@@ -127,7 +127,8 @@ fn framework(path: &str) -> &'static str {
             "Use `test(name, fn)` with `assert` / `expect` (imports from `node:test`, `node:assert/strict` or `vitest` work too). \
 The tests run in a browser worker with no page: test the logic, and stub only what the code needs from the page to load."
         }
-        "python" => "Use `unittest` from the standard library; no other package.",
+        "python" => "Use `unittest` from the standard library (or plain `test_` functions with `assert`); no other package, no pytest fixtures. \
+The tests run in the browser tab with no terminal: import the module from the project folder and test the logic, not `input()`.",
         _ => "Use the standard test tools of the language; no other package.",
     }
 }

@@ -297,7 +297,11 @@ pub fn test_files(files: &FileMap, path: Option<&str>) -> Result<Vec<String>, Sa
     let wanted = path.map(|p| p.trim().trim_start_matches("./").trim_end_matches('/')).filter(|p| !p.is_empty());
     if let Some(file) = wanted {
         if files.contains_key(file) {
-            return if is_script(file) { Ok(vec![file.to_owned()]) } else { Err(SandboxError::NothingToRun(format!("{file} is not a JavaScript file"))) };
+            return if is_script(file) || super::python::is_python(file) {
+                Ok(vec![file.to_owned()])
+            } else {
+                Err(SandboxError::NothingToRun(format!("{file} is not a JavaScript or Python file")))
+            };
         }
     }
     let found: Vec<String> = files
@@ -307,11 +311,15 @@ pub fn test_files(files: &FileMap, path: Option<&str>) -> Result<Vec<String>, Sa
         .cloned()
         .collect();
     if found.is_empty() {
-        let scripts: Vec<&str> = files.keys().map(String::as_str).filter(|p| is_script(p)).collect();
+        let listed = |keep: fn(&str) -> bool| {
+            let found: Vec<&str> = files.keys().map(String::as_str).filter(|p| keep(p)).collect();
+            if found.is_empty() { "none".to_owned() } else { found.join(", ") }
+        };
         let place = wanted.map(|w| format!(" under {w}")).unwrap_or_default();
-        let existing = if scripts.is_empty() { "none".to_owned() } else { scripts.join(", ") };
+        let python = if super::python::has_python(files) { format!("; Python files: {}", listed(super::python::is_python)) } else { String::new() };
         return Err(SandboxError::NothingToRun(format!(
-            "no test files{place} (a test file ends in .test.js or .test.ts, or lives under tests/); JavaScript files: {existing}"
+            "no test files{place} (a test file ends in .test.js or .test.ts, or lives under tests/; a Python test file is test_*.py or *_test.py); JavaScript files: {}{python}",
+            listed(is_script)
         )));
     }
     Ok(found)
@@ -357,7 +365,7 @@ pub fn needs_transform(path: &str) -> bool {
 pub fn is_test(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let under_tests = path.split('/').rev().skip(1).any(|d| d == "tests" || d == "test" || d == "__tests__");
-    is_script(path) && (under_tests || name.contains(".test.") || name.contains(".spec."))
+    (is_script(path) && (under_tests || name.contains(".test.") || name.contains(".spec."))) || super::python::is_python_test(path)
 }
 
 /// Who imports: a project file (in `dir`) or a package module (its URL).

@@ -20,6 +20,8 @@
 //!   refused in words.
 //! - `prepare`: the `PackageHost` port (fetch a module, transform TS/JSX)
 //!   and the loop that readies a `Project` before it is linked.
+//! - `python`: Python projects' decisions (which files are tests, the
+//!   program's entry, what `requirements.txt` asks that the tab cannot give).
 //! - `protocol`: the names of the messages to and from the frames (the
 //!   same strings as `www/sandbox/protocol.js`, checked by a test).
 //! - `base64`: the encoder for those `data:` URLs.
@@ -34,6 +36,7 @@ pub mod packages;
 mod port;
 pub mod prepare;
 pub mod protocol;
+pub mod python;
 mod report;
 
 #[cfg(test)]

@@ -18,6 +18,11 @@ pub const PREVIEW: &str = "preview";
 /// To the sandbox frame: run these test files, one worker each.
 pub const TESTS: &str = "tests";
 
+/// To the sandbox frame: run Python (its tests, or its program) in a worker.
+pub const PYTHON: &str = "python";
+/// To the sandbox frame: a line the person typed for the program's `input()`.
+pub const STDIN: &str = "stdin";
+
 /// From the host frame: loaded, send it the document to open.
 pub const HOST_READY: &str = "host-ready";
 /// From the sandbox frame: loaded, ready for a command.
@@ -28,6 +33,9 @@ pub const CONSOLE: &str = "console";
 pub const LOADED: &str = "loaded";
 /// From the sandbox frame: the test results.
 pub const REPORT: &str = "report";
+/// From the sandbox frame: what the running Python program did (output,
+/// a wait for input, an error, its end).
+pub const TERMINAL: &str = "terminal";
 /// From the preview tab: loaded, send it the page.
 pub const TAB_READY: &str = "tab-ready";
 
@@ -38,11 +46,14 @@ pub const NAMES: &[(&str, &str)] = &[
     ("open", OPEN),
     ("preview", PREVIEW),
     ("tests", TESTS),
+    ("python", PYTHON),
+    ("stdin", STDIN),
     ("hostReady", HOST_READY),
     ("ready", READY),
     ("console", CONSOLE),
     ("loaded", LOADED),
     ("report", REPORT),
+    ("terminal", TERMINAL),
     ("tabReady", TAB_READY),
 ];
 

@@ -136,13 +136,22 @@ fn which_files_are_tests() {
         ("tests/board.js", ""),
         ("tests/readme.md", ""),
         ("src/ui.spec.mjs", ""),
+        ("board.py", ""),
+        ("test_board.py", ""),
+        ("tests/__init__.py", ""),
     ]);
-    assert_eq!(test_files(&project, None).unwrap(), ["game.test.js", "src/ui.spec.mjs", "tests/board.js"]);
+    assert_eq!(test_files(&project, None).unwrap(), ["game.test.js", "src/ui.spec.mjs", "test_board.py", "tests/board.js"]);
+    assert_eq!(test_files(&project, Some("board.py")).unwrap(), ["board.py"], "a named Python file runs too");
     assert_eq!(test_files(&project, Some("tests/")).unwrap(), ["tests/board.js"]);
     assert_eq!(test_files(&project, Some("game.js")).unwrap(), ["game.js"], "a named file runs even without the suffix");
     let error = test_files(&project, Some("docs")).unwrap_err().to_string();
     assert!(error.starts_with("no test files under docs"), "{error}");
-    assert!(test_files(&project, Some("tests/readme.md")).unwrap_err().to_string().contains("not a JavaScript file"));
+    assert!(test_files(&project, Some("tests/readme.md")).unwrap_err().to_string().contains("not a JavaScript or Python file"));
+    let python_only = files(&[("game.py", ""), ("main.py", "")]);
+    assert_eq!(
+        test_files(&python_only, None).unwrap_err().to_string(),
+        "no test files (a test file ends in .test.js or .test.ts, or lives under tests/; a Python test file is test_*.py or *_test.py); JavaScript files: none; Python files: game.py, main.py"
+    );
 }
 
 #[test]

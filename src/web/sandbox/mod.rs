@@ -32,6 +32,7 @@ use wasm_bindgen::JsCast;
 use crate::core::sandbox::bundle::{project_document, project_module_url, test_files, Project};
 use crate::core::sandbox::{prepare, PackageHost, TransformError};
 use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
+use crate::core::sandbox::python::is_python;
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
 
@@ -60,6 +61,9 @@ extern "C" {
     #[wasm_bindgen(js_name = transform, catch)]
     async fn transform_source(path: &str, source: &str, jsx_import_source: &str) -> Result<JsValue, JsValue>;
 }
+
+mod python;
+pub use python::{Terminal, TerminalState};
 
 /// The package cache and the lazily loaded transformer (`packages.js`).
 struct BrowserPackages;
@@ -121,6 +125,9 @@ struct Inner {
     on_change: RefCell<Option<Rc<dyn Fn()>>>,
     /// Listeners of tabs opened with the preview, until they said ready.
     tabs: RefCell<Vec<MessageListener>>,
+    /// The Python program the person runs in the Terminal, and its frame.
+    terminal: RefCell<Terminal>,
+    program: RefCell<Option<Frame>>,
 }
 
 impl WebSandbox {
@@ -140,6 +147,8 @@ impl WebSandbox {
                 revision: Cell::new(0),
                 on_change: RefCell::new(None),
                 tabs: RefCell::new(Vec::new()),
+                terminal: RefCell::new(Terminal::default()),
+                program: RefCell::new(None),
             }),
         })
     }
@@ -266,7 +275,21 @@ impl WebSandbox {
     }
 
     async fn test(&self, files: FileMap, path: Option<String>) -> Result<TestReport, SandboxError> {
-        let paths = test_files(&files, path.as_deref())?;
+        let (python, paths): (Vec<String>, Vec<String>) = test_files(&files, path.as_deref())?.into_iter().partition(|p| is_python(p));
+        let mut report = TestReport::default();
+        if !python.is_empty() {
+            report.results.extend(self.run_python_tests(&files, &python).await?);
+        }
+        if !paths.is_empty() {
+            report.results.extend(self.test_scripts(files, paths).await?);
+        }
+        *self.inner.last_report.borrow_mut() = Some(report.clone());
+        self.changed();
+        Ok(report)
+    }
+
+    /// The JavaScript test files, each in its own worker.
+    async fn test_scripts(&self, files: FileMap, paths: Vec<String>) -> Result<Vec<TestResult>, SandboxError> {
         let project = ready(files).await;
         let mut report = TestReport::default();
         // What cannot run (a Node-only import, a file the transformer
@@ -290,9 +313,7 @@ impl WebSandbox {
             let results = self.run_jobs(jobs, &paths, count).await?;
             report.results.extend(results);
         }
-        *self.inner.last_report.borrow_mut() = Some(report.clone());
-        self.changed();
-        Ok(report)
+        Ok(report.results)
     }
 
     async fn run_jobs(&self, jobs: js_sys::Array, paths: &[String], count: u64) -> Result<Vec<TestResult>, SandboxError> {
