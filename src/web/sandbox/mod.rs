@@ -29,7 +29,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::sandbox::bundle::{project_document, project_module_url, test_files, Project};
+use crate::core::sandbox::bundle::{project_document, project_module_url, single_file, test_files, PreviewDoc, Project};
 use crate::core::sandbox::{prepare, PackageHost, TransformError};
 use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
@@ -93,6 +93,13 @@ impl PackageHost for BrowserPackages {
 async fn ready(files: FileMap) -> Project {
     let cdn = crate::web::settings_store::load().package_cdn;
     prepare(files, &cdn, &BrowserPackages).await
+}
+
+/// The project as one HTML file that runs from disk with no network
+/// (`core::sandbox::bundle::single_file`), its packages from the package
+/// cache (or the CDN, for one the preview has not fetched yet).
+pub async fn one_file(files: FileMap) -> Result<PreviewDoc, SandboxError> {
+    single_file(&ready(files).await)
 }
 
 /// A `message` listener on the app's window.
