@@ -64,8 +64,13 @@ pub enum ShareError {
     NotAProject(String),
 }
 
+/// A size as a person reads it: KB, or MB from 1 MB.
 fn kb(bytes: usize) -> String {
-    format!("{} KB", bytes.div_ceil(1024))
+    if bytes >= 1024 * 1024 {
+        format!("{} MB", bytes.div_ceil(1024 * 1024))
+    } else {
+        format!("{} KB", bytes.div_ceil(1024))
+    }
 }
 
 impl SharedProject {
@@ -264,7 +269,7 @@ mod tests {
         assert_eq!(fragment(&vec![7; MAX_LINK_CHARS]), Err(ShareError::TooLongToShare(MAX_LINK_CHARS / 3 * 4 + 7)));
         let said = ShareError::TooLongToShare(91 * 1024).to_string();
         assert_eq!(said, "This project is 91 KB as a link, more than the 64 KB a link can carry. Download it as one file instead.");
-        assert!(ShareError::TooLargeInside.to_string().starts_with("This share link unpacks to more than 4096 KB"));
+        assert!(ShareError::TooLargeInside.to_string().starts_with("This share link unpacks to more than 4 MB ("));
     }
 
     #[test]

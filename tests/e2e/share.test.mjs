@@ -140,7 +140,7 @@ test('a truncated, oversized, bomb or malformed share link says why in words and
   const good = fragmentOf(deflateRawSync(Buffer.from(JSON.stringify(project))));
   const cases = [
     ['truncated', good.slice(0, good.length - 6), /This share link is damaged \(perhaps cut short when it was copied\)/],
-    ['a decompression bomb', fragmentOf(deflateRawSync(Buffer.alloc(16 * 1024 * 1024, 32))), /unpacks to more than 4096 KB .* It was not opened\./],
+    ['a decompression bomb', fragmentOf(deflateRawSync(Buffer.alloc(16 * 1024 * 1024, 32))), /unpacks to more than 4 MB .* It was not opened\./],
     ['too long to be a link', `#p=1.${'A'.repeat(140 * 1024)}`, /This share link is 141 KB long, more than a tabteam link can be \(128 KB at most\)/],
     ['not base64url', '#p=1.%%%not-a-link', /This share link is damaged .*: it holds characters a link's data never has/],
     ['not a project', fragmentOf(deflateRawSync(Buffer.from('{"hello": "world"}'))), /This share link does not hold a project: its contents are not a project's/],
