@@ -94,6 +94,8 @@ pub struct Shared {
     pub run_panel: RwSignal<Option<ViewFn>>,
     /// The page a share link opened (`share`), in place of everything else.
     pub share_view: RwSignal<Option<ViewFn>>,
+    /// The element picked in the preview, the composer's chip until sent.
+    pub picked: RwSignal<Option<crate::core::sandbox::pick::PickedElement>>,
 }
 
 impl Shared {
@@ -161,6 +163,7 @@ pub fn App() -> impl IntoView {
         storage_note: RwSignal::new(None),
         run_panel: RwSignal::new(None),
         share_view: RwSignal::new(None),
+        picked: RwSignal::new(None),
     };
     provide_context(shared);
     settings_dialog::provide();

@@ -24,5 +24,8 @@ var TABTEAM_SANDBOX = Object.freeze({
   "loaded": "loaded",
   "report": "report",
   "drawn": "drawn",
-  "tabReady": "tab-ready"
+  "tabReady": "tab-ready",
+  "select": "select",
+  "picked": "picked",
+  "selectEnd": "select-end"
 });

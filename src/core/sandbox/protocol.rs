@@ -18,6 +18,9 @@ pub const PREVIEW: &str = "preview";
 /// To the sandbox frame: run these test files, one worker each.
 pub const TESTS: &str = "tests";
 
+/// To the preview's bridge: start (`on: true`) or leave "Select" mode.
+pub const SELECT: &str = "select";
+
 /// From the host frame: loaded, send it the document to open.
 pub const HOST_READY: &str = "host-ready";
 /// From the sandbox frame: loaded, ready for a command.
@@ -30,6 +33,12 @@ pub const LOADED: &str = "loaded";
 pub const REPORT: &str = "report";
 /// From the preview tab: loaded, send it the page.
 pub const TAB_READY: &str = "tab-ready";
+
+/// From the preview's bridge: the element clicked in "Select" mode
+/// (`tag`, `text`, `selector`, `html`).
+pub const PICKED: &str = "picked";
+/// From the preview's bridge: "Select" mode ended (a pick, or Escape).
+pub const SELECT_END: &str = "select-end";
 
 /// Every name above, with the key `protocol.js` gives it.
 pub const NAMES: &[(&str, &str)] = &[
@@ -44,6 +53,9 @@ pub const NAMES: &[(&str, &str)] = &[
     ("loaded", LOADED),
     ("report", REPORT),
     ("tabReady", TAB_READY),
+    ("select", SELECT),
+    ("picked", PICKED),
+    ("selectEnd", SELECT_END),
 ];
 
 #[cfg(test)]

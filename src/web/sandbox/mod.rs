@@ -31,7 +31,8 @@ use wasm_bindgen::JsCast;
 
 use crate::core::sandbox::bundle::{project_document, project_module_url, single_file, test_files, PreviewDoc, Project};
 use crate::core::sandbox::{prepare, PackageHost, TransformError};
-use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
+use crate::core::sandbox::pick::PickedElement;
+use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PICKED, PREVIEW, READY, REPORT, SELECT, SELECT_END, TAB_READY, TESTS};
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
 
@@ -128,6 +129,10 @@ struct Inner {
     on_change: RefCell<Option<Rc<dyn Fn()>>>,
     /// Listeners of tabs opened with the preview, until they said ready.
     tabs: RefCell<Vec<MessageListener>>,
+    /// "Select" mode is on in the preview.
+    selecting: Cell<bool>,
+    /// The element last picked in "Select" mode, until the page takes it.
+    picked: RefCell<Option<PickedElement>>,
 }
 
 impl WebSandbox {
@@ -147,6 +152,8 @@ impl WebSandbox {
                 revision: Cell::new(0),
                 on_change: RefCell::new(None),
                 tabs: RefCell::new(Vec::new()),
+                selecting: Cell::new(false),
+                picked: RefCell::new(None),
             }),
         })
     }
@@ -200,6 +207,27 @@ impl WebSandbox {
         Ok(())
     }
 
+    /// Start or leave "Select" mode in the preview (its bridge outlines
+    /// what the pointer is over; a click picks it).
+    pub fn select(&self, on: bool) {
+        let window = self.inner.preview.borrow().as_ref().and_then(|f| f.window().ok());
+        let Some(window) = window else { return };
+        let Ok(origin) = own_origin() else { return };
+        if window.post_message(&object(&[(COMMAND, SELECT.into()), ("on", on.into())]), &origin).is_ok() {
+            self.inner.selecting.set(on);
+            self.changed();
+        }
+    }
+
+    pub fn selecting(&self) -> bool {
+        self.inner.selecting.get()
+    }
+
+    /// The element picked last, once.
+    pub fn take_picked(&self) -> Option<PickedElement> {
+        self.inner.picked.borrow_mut().take()
+    }
+
     fn changed(&self) {
         self.inner.revision.set(self.inner.revision.get() + 1);
         let callback = self.inner.on_change.borrow().clone();
@@ -213,6 +241,7 @@ impl WebSandbox {
         // ready first is not replaced by this older one.
         let mine = self.inner.previews.get() + 1;
         self.inner.previews.set(mine);
+        let written = Rc::new(files.clone());
         let project = ready(files).await;
         let doc = project_document(&project, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
         if self.inner.previews.get() != mine {
@@ -240,12 +269,25 @@ impl WebSandbox {
                 let source = field(&data, "file").zip(line).and_then(|(file, line)| places.source_of(&file, line as u32));
                 this.push_console(cut(&level, 16), cut(&places.readable(&text), 4000), source);
             }
+            PICKED => {
+                let text = |name: &str| field(&data, name).map(|t| cut(&t, 20_000)).unwrap_or_default();
+                let picked = PickedElement::from_frame(&text("tag"), &text("text"), &text("selector"), &text("html"), &written);
+                *this.inner.picked.borrow_mut() = Some(picked);
+                this.inner.selecting.set(false);
+                this.changed();
+            }
+            SELECT_END => {
+                this.inner.selecting.set(false);
+                this.changed();
+            }
             _ => {
                 let _ = tx.unbounded_send(kind);
             }
         })?;
         let window = frame.window()?;
         *self.inner.preview.borrow_mut() = Some(frame);
+        // A new page starts outside "Select" mode.
+        self.inner.selecting.set(false);
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
         let problems = doc.problems.iter().map(|p| p.text.clone()).collect();
