@@ -322,7 +322,7 @@ fn download_stem(shared: Shared) -> String {
 /// The app as `<title>.html`: one file that runs opened from disk, with
 /// no network (`web::sandbox::one_file`). What could not be put in it is
 /// said in the banner.
-fn download_one_file(shared: Shared) {
+pub(super) fn download_one_file(shared: Shared) {
     let Some(files) = shared.project_files().and_then(|f| f.try_borrow().ok().map(|f| crate::core::sandbox::snapshot(&f))) else { return };
     let stem = download_stem(shared);
     leptos::task::spawn_local(async move {

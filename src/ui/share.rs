@@ -57,7 +57,13 @@ pub fn ShareButton() -> impl IntoView {
                     <input readonly data-testid="share-link" aria-label="Share link" prop:value=url/>
                 </div>
             }.into_any(),
-            Err(e) => view! { <p class="error" role="alert" data-testid="share-error">{e}</p> }.into_any(),
+            // Too large for a link: the one-file download, right there.
+            Err(e) => view! {
+                <div class="share-made" role="alert">
+                    <p class="error" data-testid="share-error">{e}</p>
+                    <button data-testid="share-one-file" on:click=move |_| super::run_view::download_one_file(shared)>"Download as one file"</button>
+                </div>
+            }.into_any(),
         })}
     }
 }

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { startSite, openPage, screenshot, screenshotDir, showTab, showSessions, enterKey, openSettings, closeSettings, root } from './harness.mjs';
 
 const AXE = readFileSync(join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -164,5 +165,27 @@ test('a truncated, oversized, bomb or malformed share link says why in words and
     assert.equal(await page.locator('[data-testid=session]').count(), 0, `${name}: nothing stored`);
     await page.close();
   }
+  await context.close();
+});
+
+test('a project too large for a link is offered as one file, its size said', async () => {
+  // 80 KB of random text compresses to a link of about 80 KB: readable, too long to make.
+  const project = { title: 'Big', idea: 'a page with a big file', files: { 'index.html': '<!doctype html><p id="big">big</p>', 'data.txt': randomBytes(60 * 1024).toString('base64') } };
+  const link = `${env.site.url}/${fragmentOf(deflateRawSync(Buffer.from(JSON.stringify(project))))}`;
+  const { page, context, problems } = await openPage(env.browser, link);
+  await page.getByTestId('shared-copy').click();
+  await page.getByTestId('shared-page').waitFor({ state: 'detached', timeout: 15000 });
+  await showTab(page, 'code');
+  await page.getByTestId('share').click();
+  const said = await page.getByTestId('share-error').textContent();
+  assert.match(said, /^This project is \d+ KB as a link, more than the 64 KB a link can carry\. Download it as one file instead\.$/);
+  assert.ok(Number(/(\d+) KB/.exec(said)[1]) > 64, said);
+  assert.equal(await page.getByTestId('share-link').count(), 0, 'no link made');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('share-one-file').click()]);
+  assert.match(download.suggestedFilename(), /^big-copy\.html$/);
+  const html = readFileSync(await download.path(), 'utf8');
+  assert.ok(html.includes('<p id="big">big</p>'), 'the one file holds the page');
+  await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-5-too-large.png') });
+  assert.deepEqual(problems, []);
   await context.close();
 });
