@@ -43,6 +43,33 @@ pub struct SharedProject {
     pub idea: String,
     /// Path → current text.
     pub files: BTreeMap<String, String>,
+    /// The conversation as the sender read it, when they chose to include
+    /// it: shown to the receiver as text, never carried into a copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conversation: Vec<SharedLine>,
+}
+
+/// One entry of a shared conversation: who, and what they said or did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedLine {
+    pub who: String,
+    pub text: String,
+}
+
+/// The most entries a shared conversation may have.
+pub const MAX_LINES: usize = 2_000;
+
+/// The conversation of `view` as the person reads it: each entry's text
+/// and the words for what its commands did; empty entries left out.
+pub fn conversation_of(view: &crate::core::view::RunView) -> Vec<SharedLine> {
+    view.entries
+        .iter()
+        .filter(|e| !e.live)
+        .filter_map(|e| {
+            let text = std::iter::once(e.text.trim()).chain(e.deeds.iter().map(|d| d.trim())).filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n");
+            (!text.is_empty()).then(|| SharedLine { who: e.role.clone(), text })
+        })
+        .collect()
 }
 
 /// Why a link was not made or not read, in the person's words.
@@ -98,6 +125,9 @@ impl SharedProject {
             if normalize_path(path).ok().as_deref() != Some(path.as_str()) {
                 return Err(ShareError::NotAProject(format!("\"{}\" is not a file path a project can have", path.chars().take(80).collect::<String>())));
             }
+        }
+        if project.conversation.len() > MAX_LINES {
+            return Err(ShareError::NotAProject(format!("its conversation has {} entries, more than {MAX_LINES}", project.conversation.len())));
         }
         project.title = project.title.chars().take(MAX_TITLE_CHARS).collect();
         if project.title.trim().is_empty() {
@@ -231,6 +261,7 @@ mod tests {
                 .into_iter()
                 .map(|(p, c)| (p.to_owned(), c.to_owned()))
                 .collect(),
+            conversation: Vec::new(),
         }
     }
 
@@ -287,6 +318,18 @@ mod tests {
         assert_eq!(SharedProject::read(&vec![b' '; MAX_INFLATED + 1]), Err(ShareError::TooLargeInside));
         let untitled = SharedProject { title: "  ".into(), ..game() };
         assert_eq!(SharedProject::read(&untitled.payload()).unwrap().title, "Shared project");
+    }
+
+    #[test]
+    fn the_conversation_travels_only_when_included_and_never_into_the_copy() {
+        let plain = String::from_utf8(game().payload()).unwrap();
+        assert!(!plain.contains("conversation"), "{plain}");
+        let said = SharedProject { conversation: vec![SharedLine { who: "Mike".into(), text: "<b>Your game is ready</b>".into() }], ..game() };
+        assert_eq!(SharedProject::read(&said.payload()), Ok(said.clone()));
+        let copy = import_json(&said.copy_document(&Settings::default()).unwrap()).unwrap();
+        assert!(copy.messages.is_empty());
+        let long = SharedProject { conversation: vec![SharedLine { who: "a".into(), text: "b".into() }; MAX_LINES + 1], ..game() };
+        assert!(SharedProject::read(&long.payload()).unwrap_err().to_string().contains("2001 entries"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Share links on the site: "Copy share link" beside the downloads, and the
 //! page a link opens: the shared project read-only (its page running in a
-//! sandbox frame of its own, its files listed), "Make a copy" to continue it
+//! sandbox frame of its own, its files listed, the conversation as text
+//! when the sender included it), "Make a copy" to continue it
 //! as a new session of this browser, or the words saying why the link
 //! cannot be opened. The format, its limits and checks and the copy are
 //! `core::share`'s; the compression is `web::share`'s. Nothing here runs
@@ -25,6 +26,7 @@ use super::Shared;
 pub fn ShareButton() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let made = RwSignal::new(None::<Result<(String, bool), String>>);
+    let with_conversation = RwSignal::new(false);
     let make = move |_| {
         let Some(files) = shared.project_files().and_then(|f| f.try_borrow().ok().map(|f| snapshot(&f))) else { return };
         let title = shared.sessions.with_untracked(|list| {
@@ -33,7 +35,8 @@ pub fn ShareButton() -> impl IntoView {
         });
         let idea = shared.versions.with_untracked(|v| v.first().map(|v| v.request.clone())).unwrap_or_default();
         let title = title.unwrap_or_else(|| crate::core::host::title_of(&idea));
-        let project = SharedProject { title, idea, files };
+        let conversation = if with_conversation.get_untracked() { shared.view.with_untracked(crate::core::share::conversation_of) } else { Vec::new() };
+        let project = SharedProject { title, idea, files, conversation };
         spawn_local(async move {
             let result = match crate::web::share::link(&project).await {
                 Ok(url) => {
@@ -47,12 +50,18 @@ pub fn ShareButton() -> impl IntoView {
     };
     view! {
         <button data-testid="share" disabled=move || shared.files.with(Vec::is_empty) on:click=make>"Copy share link"</button>
+        <label class="check"><input type="checkbox" data-testid="share-conversation" prop:checked=with_conversation
+            on:change=move |ev| with_conversation.set(event_target_checked(&ev))/>" with the conversation"</label>
         {move || made.get().map(|result| match result {
             Ok((url, copied)) => view! {
                 <div class="share-made" role="status" data-testid="share-made">
                     <p class="note">
                         {if copied { "Link copied. " } else { "Copy this link: " }}
-                        {format!("It holds the project's files ({} KB), read-only for whoever opens it; never your key, settings or conversation.", url.len().div_ceil(1024))}
+                        {format!(
+                            "It holds the project's files{} ({} KB), read-only for whoever opens it; never your key or settings.",
+                            if with_conversation.get_untracked() { " and the conversation" } else { "" },
+                            url.len().div_ceil(1024)
+                        )}
                     </p>
                     <input readonly data-testid="share-link" aria-label="Share link" prop:value=url/>
                 </div>
@@ -112,6 +121,7 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
         });
     }
     let paths: Vec<String> = project.files.keys().cloned().collect();
+    let conversation = project.conversation.clone();
     let title = project.title.clone();
     let stored = StoredValue::new(project);
     let make_copy = move |_| {
@@ -155,6 +165,12 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
         } else {
             view! { <p class="note">"The sandbox is not available in this browser, so the project's page cannot be shown."</p> }.into_any()
         }}
+        {(!conversation.is_empty()).then(|| view! {
+            <details class="shared-conversation" data-testid="shared-conversation">
+                <summary>{format!("The conversation ({} entries)", conversation.len())}</summary>
+                <ol>{conversation.into_iter().map(|line| view! { <li><b>{line.who}</b>" "<span class="shared-line">{line.text}</span></li> }).collect_view()}</ol>
+            </details>
+        })}
         <details class="shared-files">
             <summary>{format!("{} files", paths.len())}</summary>
             <ul data-testid="shared-files">{paths.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>

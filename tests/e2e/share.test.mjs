@@ -98,16 +98,27 @@ test('a share link of the replay opens read-only elsewhere, and Make a copy make
   await page.getByTestId('share').click();
   const link = await page.getByTestId('share-link').inputValue();
   assert.ok(link.startsWith(`${env.site.url}/#p=1.`) || link.startsWith(`${env.site.url}#p=1.`), link.slice(0, 80));
-  assert.match(await page.getByTestId('share-made').textContent(), /read-only for whoever opens it; never your key, settings or conversation/);
+  assert.match(await page.getByTestId('share-made').textContent(), /It holds the project's files \(\d+ KB\), read-only for whoever opens it; never your key or settings/);
+  const read = (url) => JSON.parse(inflateRawSync(Buffer.from(url.split('#p=1.')[1], 'base64url')).toString('utf8'));
+  assert.equal(read(link).conversation, undefined, 'no conversation unless asked for');
+  // With the conversation, as the person read it.
+  await page.getByTestId('share-conversation').check();
+  await page.getByTestId('share').click();
+  await page.getByTestId('share-made').filter({ hasText: 'files and the conversation' }).waitFor();
+  const withTalk = await page.getByTestId('share-link').inputValue();
   await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-1-link.png') });
-  const payload = JSON.parse(inflateRawSync(Buffer.from(link.split('#p=1.')[1], 'base64url')).toString('utf8'));
+  const payload = read(withTalk);
   assert.deepEqual(Object.keys(payload.files).sort(), files, 'the link carries every file');
+  assert.ok(payload.conversation.some((l) => l.who === 'Mike' && l.text.includes('Your 2048 game is ready')), 'and the conversation');
   assert.ok(!JSON.stringify(payload).includes('sk-sender'), 'and no key');
   await sender.context.close();
 
   // A fresh browser opens it: the game plays read-only, in the sandbox.
-  const { page: other, context, problems } = await openPage(env.browser, link);
+  const { page: other, context, problems } = await openPage(env.browser, withTalk);
   await other.getByTestId('shared-page').waitFor({ timeout: 15000 });
+  const talk = other.getByTestId('shared-conversation');
+  await talk.locator('summary').click();
+  assert.match(await talk.textContent(), /Mike .*Your 2048 game is ready/s, 'the conversation, as text');
   assert.match(await other.getByTestId('shared-title').textContent(), /^Shared with you: /);
   assert.equal(await other.getByTestId('first-card').count(), 0, 'no first card: the page is the shared project');
   assert.equal(await other.getByTestId('edit-file').count(), 0, 'nothing to edit');
