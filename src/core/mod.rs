@@ -37,6 +37,9 @@ pub mod role_error;
 pub mod row_groups;
 pub mod sandbox;
 pub mod session;
+/// Share links (site only: the widget shares nothing).
+#[cfg(feature = "site")]
+pub mod share;
 pub mod settings;
 pub mod shared_str;
 pub mod snapshot;

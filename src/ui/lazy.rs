@@ -214,3 +214,21 @@ pub fn replay(shared: Shared) {
         }
     });
 }
+
+split! {
+    fn share_page(hash: String) -> ViewFn {
+        ViewFn::from(move || view! { <super::share::SharedPage hash=hash.clone()/> })
+    }
+}
+
+/// Show the project of a share link (`#p=…`) in place of the page (see
+/// `share::SharedPage`); the decompression and the checks load with the run module.
+pub fn open_share(shared: Shared, hash: String) {
+    shared.share_view.set(Some(ViewFn::from(|| view! { <p class="note loading" role="status">"Opening the shared project…"</p> })));
+    spawn_local(async move {
+        if ensure(shared).await {
+            let page = enter!(share_page(hash));
+            shared.share_view.set(Some(page));
+        }
+    });
+}

@@ -24,6 +24,7 @@ mod run_view;
 mod sessions;
 mod settings_dialog;
 mod settings_panel;
+mod share;
 mod theme;
 mod top_bar;
 mod versions;
@@ -91,6 +92,10 @@ pub struct Shared {
     pub storage_note: RwSignal<Option<String>>,
     /// The run panel, once its code is loaded (`lazy`).
     pub run_panel: RwSignal<Option<ViewFn>>,
+    /// The page a share link opened (`share`), in place of everything else.
+    pub share_view: RwSignal<Option<ViewFn>>,
+    /// The element picked in the preview, the composer's chip until sent.
+    pub picked: RwSignal<Option<crate::core::sandbox::pick::PickedElement>>,
 }
 
 impl Shared {
@@ -157,11 +162,16 @@ pub fn App() -> impl IntoView {
         sessions: RwSignal::new(Vec::new()),
         storage_note: RwSignal::new(None),
         run_panel: RwSignal::new(None),
+        share_view: RwSignal::new(None),
+        picked: RwSignal::new(None),
     };
     provide_context(shared);
     settings_dialog::provide();
     host::boot(shared);
     lazy::prefetch(shared);
+    if let Some(hash) = crate::web::share::current() {
+        lazy::open_share(shared, hash);
+    }
     // Remembered for the next visit; the first card is the same either way.
     let _ = settings_store::first_visit();
     let idea = RwSignal::new(String::new());
@@ -182,9 +192,14 @@ pub fn App() -> impl IntoView {
                 </p>
             })}
             <main class="stage">
-                <Show when=move || shared.run_shown() fallback=move || view! { <div class="first-wrap"><first_card::FirstCard idea/></div> }>
-                    <lazy::RunArea/>
-                </Show>
+                {move || match shared.share_view.get() {
+                    Some(page) => page.run(),
+                    None => view! {
+                        <Show when=move || shared.run_shown() fallback=move || view! { <div class="first-wrap"><first_card::FirstCard idea/></div> }>
+                            <lazy::RunArea/>
+                        </Show>
+                    }.into_any(),
+                }}
             </main>
             <settings_dialog::SettingsDialog/>
         </div>

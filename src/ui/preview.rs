@@ -94,15 +94,38 @@ pub fn PreviewPane() -> impl IntoView {
         shared.files.track();
         files_of().and_then(|f| python_entry(&f).map(str::to_owned))
     });
+    // "Select": an element picked in the frame becomes the composer's chip.
+    let selecting = move || {
+        tick.get();
+        stored.with_value(|s| s.selecting())
+    };
+    Effect::new(move |_| {
+        tick.track();
+        if let Some(picked) = stored.with_value(|s| s.take_picked()) {
+            shared.picked.set(Some(picked));
+        }
+    });
+    let toggle_select = move |_| stored.with_value(|s| s.select(!s.selecting()));
+    let leave_select = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" && stored.with_value(|s| s.selecting()) {
+            ev.prevent_default();
+            stored.with_value(|s| s.select(false));
+        }
+    };
     view! {
-        <section class="card preview" aria-label="Preview" data-testid="preview">
+        <section class="card preview" aria-label="Preview" data-testid="preview" on:keydown=leave_select>
             <h2>"Preview"</h2>
             <div class="row">
+                <button data-testid="select-mode" disabled=move || !has_preview() aria-pressed=move || selecting().to_string()
+                    on:click=toggle_select>"Select"</button>
                 <button data-testid="run-tests" disabled=move || busy.get() on:click=run_tests>
                     {move || if busy.get() { "Running tests…" } else { "Run tests" }}
                 </button>
                 <button data-testid="open-tab" disabled=move || !has_preview() on:click=open_tab>"Open in new tab"</button>
             </div>
+            <Show when=selecting>
+                <p class="note" role="status" data-testid="select-note">"Point at an element of the page and click it to ask the team about it. Escape leaves Select mode."</p>
+            </Show>
             <Show when=move || !has_preview() && program.get().is_none()>
                 <p class="note preview-empty">"No page yet: when the team writes an index.html, it runs here."</p>
             </Show>

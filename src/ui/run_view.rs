@@ -258,6 +258,8 @@ fn Files() -> impl IntoView {
             <div class="row">
                 <h2>"Files"</h2>
                 <button data-testid="zip" disabled=move || shared.files.with(Vec::is_empty) on:click=move |_| download_zip(shared)>"Download zip"</button>
+                <button data-testid="one-file" disabled=move || shared.files.with(Vec::is_empty) on:click=move |_| download_one_file(shared)>"Download as one file"</button>
+                <super::share::ShareButton/>
             </div>
             <Show when=move || shared.files.with(|f| !f.is_empty()) fallback=|| view! { <p class="note">"No files yet."</p> }>
                 <ul>
@@ -308,13 +310,42 @@ fn Files() -> impl IntoView {
     }
 }
 
-/// The project's files as `<title>.zip`.
-fn download_zip(shared: Shared) {
+/// The file name (without extension) of the open session's downloads.
+fn download_stem(shared: Shared) -> String {
     let title = shared.sessions.with_untracked(|list| {
         let id = shared.session_id.get_untracked();
         list.iter().find(|s| Some(&s.id) == id.as_ref()).map(|s| s.title.clone())
     });
-    let stem = crate::core::store::file_stem(title.as_deref().unwrap_or("tabteam-project"));
+    crate::core::store::file_stem(title.as_deref().unwrap_or("tabteam-project"))
+}
+
+/// The app as `<title>.html`: one file that runs opened from disk, with
+/// no network (`web::sandbox::one_file`). What could not be put in it is
+/// said in the banner.
+pub(super) fn download_one_file(shared: Shared) {
+    let Some(files) = shared.project_files().and_then(|f| f.try_borrow().ok().map(|f| crate::core::sandbox::snapshot(&f))) else { return };
+    let stem = download_stem(shared);
+    leptos::task::spawn_local(async move {
+        let note = match crate::web::sandbox::one_file(files).await {
+            Ok(doc) => match crate::web::download::save(&format!("{stem}.html"), "text/html", doc.html.as_bytes()) {
+                Err(e) => Some(e),
+                Ok(()) if doc.missing.is_empty() && doc.problems.is_empty() => None,
+                Ok(()) => {
+                    let lines: Vec<String> = doc.missing.iter().map(|m| format!("{m} is not in the project")).chain(doc.problems.iter().map(|p| p.text.clone())).collect();
+                    Some(format!("{stem}.html was saved, but parts of the app will not work in it: {}", lines.join("; ")))
+                }
+            },
+            Err(e) => Some(format!("The one-file app could not be made: {e}")),
+        };
+        if note.is_some() {
+            shared.storage_note.set(note);
+        }
+    });
+}
+
+/// The project's files as `<title>.zip`.
+fn download_zip(shared: Shared) {
+    let stem = download_stem(shared);
     let zipped = shared.project_files().map(|f| f.borrow().to_zip(&stem));
     let result = match zipped {
         Some(Ok(bytes)) => crate::web::download::save(&format!("{stem}.zip"), "application/zip", &bytes),

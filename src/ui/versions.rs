@@ -62,9 +62,12 @@ pub fn Composer() -> impl IntoView {
     let at_rest = move || team_at_rest(shared) && !shared.replay.get();
     let send = move || {
         let words = text.get_untracked();
-        match ask_team(shared, Request::Text(words)) {
+        // With a picked element, the request is about it.
+        let request = shared.picked.with_untracked(|p| p.as_ref().map(|p| p.request(&words))).unwrap_or(words);
+        match ask_team(shared, Request::Text(request)) {
             Ok(()) => {
                 text.set(String::new());
+                shared.picked.set(None);
                 refusal.set(None);
             }
             Err(e) => refusal.set(Some(e)),
@@ -73,6 +76,13 @@ pub fn Composer() -> impl IntoView {
     view! {
         <section class="card composer" aria-label="Ask for a change" data-testid="composer">
             <label for="follow-up">"Ask for a change"</label>
+            {move || shared.picked.get().map(|picked| view! {
+                <p class="picked-chip" data-testid="picked-chip">
+                    <span class="visually-hidden">"About the element "</span>
+                    <code>{picked.chip()}</code>
+                    <button class="ghost small" data-testid="picked-remove" aria-label="Remove the picked element" on:click=move |_| shared.picked.set(None)>"×"</button>
+                </p>
+            })}
             <textarea
                 id="follow-up"
                 data-testid="follow-up"

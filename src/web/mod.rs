@@ -11,6 +11,9 @@ pub mod replay;
 pub mod session;
 pub mod sandbox;
 pub mod settings_store;
+/// Share links' compression (site only).
+#[cfg(feature = "site")]
+pub mod share;
 pub mod tab_id;
 pub mod transport;
 

@@ -27,5 +27,8 @@ var TABTEAM_SANDBOX = Object.freeze({
   "report": "report",
   "terminal": "terminal",
   "drawn": "drawn",
-  "tabReady": "tab-ready"
+  "tabReady": "tab-ready",
+  "select": "select",
+  "picked": "picked",
+  "selectEnd": "select-end"
 });

@@ -279,6 +279,18 @@ pub fn project_document(project: &Project, prelude: &str) -> Result<PreviewDoc, 
     Ok(doc)
 }
 
+/// The project as one HTML file that runs when opened from disk with no
+/// network ("Download as one file"): the preview's document, linked the
+/// same way (project modules, stylesheets and the package modules `prepare`
+/// fetched, all `data:` URLs; Tailwind's script when asked for), without
+/// the sandbox's console bridge. A page with no charset gets `utf-8`, since
+/// a file opened from disk has no header to say it. What could not be
+/// inlined is in the document's `missing` and `problems`, for the person.
+pub fn single_file(project: &Project) -> Result<PreviewDoc, SandboxError> {
+    let declares_charset = entry_html(&project.files).is_some_and(|entry| project.files[entry].to_ascii_lowercase().contains("charset"));
+    project_document(project, if declares_charset { "" } else { "<meta charset=\"utf-8\">" })
+}
+
 /// A `data:` URL of the module at `path` whose relative imports point at
 /// `data:` URLs of the modules they name. A cycle is refused.
 pub fn module_url(files: &FileMap, path: &str) -> Result<String, SandboxError> {

@@ -24,6 +24,8 @@
 //!   program's entry, what `requirements.txt` asks that the tab cannot give).
 //! - `protocol`: the names of the messages to and from the frames (the
 //!   same strings as `www/sandbox/protocol.js`, checked by a test).
+//! - `pick`: an element picked in the preview ("Select"), its source file
+//!   and line, the chip and the follow-up's words about it.
 //! - `base64`: the encoder for those `data:` URLs.
 //! - `commands`: `HasSandbox` and `Sandbox.run_tests`, `Sandbox.preview`,
 //!   `Sandbox.read_console`; failures go to the engineer for a few rounds.
@@ -33,6 +35,7 @@ mod base64;
 pub mod bundle;
 mod commands;
 pub mod packages;
+pub mod pick;
 mod port;
 pub mod prepare;
 pub mod protocol;

@@ -22,6 +22,8 @@ pub const TESTS: &str = "tests";
 pub const PYTHON: &str = "python";
 /// To the sandbox frame: a line the person typed for the program's `input()`.
 pub const STDIN: &str = "stdin";
+/// To the preview's bridge: start (`on: true`) or leave "Select" mode.
+pub const SELECT: &str = "select";
 
 /// From the host frame: loaded, send it the document to open.
 pub const HOST_READY: &str = "host-ready";
@@ -39,6 +41,12 @@ pub const TERMINAL: &str = "terminal";
 /// From the preview tab: loaded, send it the page.
 pub const TAB_READY: &str = "tab-ready";
 
+/// From the preview's bridge: the element clicked in "Select" mode
+/// (`tag`, `text`, `selector`, `html`).
+pub const PICKED: &str = "picked";
+/// From the preview's bridge: "Select" mode ended (a pick, or Escape).
+pub const SELECT_END: &str = "select-end";
+
 /// Every name above, with the key `protocol.js` gives it.
 pub const NAMES: &[(&str, &str)] = &[
     ("command", COMMAND),
@@ -55,6 +63,9 @@ pub const NAMES: &[(&str, &str)] = &[
     ("report", REPORT),
     ("terminal", TERMINAL),
     ("tabReady", TAB_READY),
+    ("select", SELECT),
+    ("picked", PICKED),
+    ("selectEnd", SELECT_END),
 ];
 
 #[cfg(test)]

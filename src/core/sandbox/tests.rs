@@ -483,3 +483,56 @@ fn a_page_s_inline_module_gets_its_packages_and_preact_s_runtime_comes_from_pack
     let doc = project_document(&ready, "").unwrap();
     assert!(doc.html.contains(&format!("import {{ h, render }} from '{}';", js("export const h = 1, render = 2;\n"))), "{}", doc.html);
 }
+
+/// Every `src=`/`href=` value of `html` (quoted), to check nothing is
+/// left that a file opened from disk would have to fetch.
+fn references(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["src=\"", "href=\""] {
+        let mut rest = html;
+        while let Some(at) = rest.find(key) {
+            rest = &rest[at + key.len()..];
+            out.push(rest[..rest.find('"').unwrap_or(rest.len())].to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_one_file_app_inlines_project_files_and_packages_without_the_sandbox_s_bridge() {
+    use super::bundle::single_file;
+    let project = files(&[
+        ("index.html", "<!doctype html><html><head><title>2048</title><link rel=\"stylesheet\" href=\"style.css\"></head><body><p>é</p><script type=\"module\" src=\"src/main.js\"></script></body></html>"),
+        ("style.css", "body { color: red }"),
+        ("src/main.js", "import confetti from 'canvas-confetti';\nimport { slide } from './game.js';\nconfetti(slide([2]));\n"),
+        ("src/game.js", GAME),
+        ("package.json", r#"{"dependencies":{"canvas-confetti":"1.9.3"}}"#),
+    ]);
+    let package = "export default function confetti() {}\n";
+    let host = ScriptedHost {
+        modules: [("http://cdn/canvas-confetti@1.9.3".to_owned(), package.to_owned())].into_iter().collect(),
+        transformed: Default::default(),
+        fetched: Default::default(),
+        transforms: Default::default(),
+    };
+    let ready = futures::executor::block_on(super::prepare(project, "http://cdn", &host));
+    assert!(ready.problems.is_empty(), "{:?}", ready.problems);
+    let doc = single_file(&ready).unwrap();
+    assert_eq!(doc.included, ["style.css", "src/main.js", "src/game.js"]);
+    assert!(doc.missing.is_empty(), "{:?}", doc.missing);
+    // A file from disk has no header to name its encoding: the page does.
+    assert!(doc.html.starts_with("<!doctype html><html><head><meta charset=\"utf-8\"><title>2048</title>"), "{}", &doc.html[..120]);
+    assert!(!doc.html.contains("TABTEAM_SANDBOX"), "the sandbox's bridge is not in the download");
+    // Nothing left to fetch: the stylesheet and the module graph are data: URLs,
+    // the package inside the module that imports it.
+    let refs = references(&doc.html);
+    assert_eq!(refs.len(), 2, "{refs:?}");
+    assert!(refs.iter().all(|r| r.starts_with("data:")), "{refs:?}");
+    assert_eq!(decode(&refs[1]), "body { color: red }");
+    let main = decode(&refs[0]);
+    assert_eq!(main, format!("import confetti from '{}';\nimport {{ slide }} from '{}';\nconfetti(slide([2]));\n", js(package), js(GAME)));
+    // A page that names its charset is left as it is.
+    let mut declared = ready.clone();
+    declared.files.insert("index.html".into(), "<html><head><meta charset=\"utf-8\"></head><body></body></html>".into());
+    assert_eq!(single_file(&declared).unwrap().html, "<html><head><meta charset=\"utf-8\"></head><body></body></html>");
+}

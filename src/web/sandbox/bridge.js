@@ -49,3 +49,83 @@
   addEventListener('unhandledrejection', (e) => post('uncaught', ['Unhandled promise rejection:', e.reason], fromStack(e.reason && e.reason.stack)));
   addEventListener('load', () => parent.postMessage({ [P.event]: P.loaded }, '*'));
 })();
+(() => {
+  // "Select" mode (the app's {kind: select, on}): hovering outlines the
+  // element under the pointer, a click picks it (the page does not see the
+  // click) and sends {tabteam: picked, tag, text, selector, html}; Escape
+  // or a pick leaves the mode ({tabteam: select-end}). Text only crosses
+  // to the app; the app cuts it to size and never renders it as HTML.
+  const P = TABTEAM_SANDBOX;
+  const MARK = 'data-tabteam-hover';
+  let on = false;
+  let hovered = null;
+  const style = document.createElement('style');
+  style.textContent = `[${MARK}]{outline:2px solid #2563eb !important;outline-offset:1px !important;cursor:crosshair !important}`;
+  const mark = (el) => {
+    if (hovered) hovered.removeAttribute(MARK);
+    hovered = el && el !== document.documentElement ? el : null;
+    if (hovered) hovered.setAttribute(MARK, '');
+  };
+  // An id when it has one; else a path of tag.class:nth-of-type(n) from
+  // the nearest ancestor with an id (or from body).
+  const selectorOf = (el) => {
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1 && node !== document.documentElement; node = node.parentElement) {
+      if (node.id) {
+        parts.unshift(`#${CSS.escape(node.id)}`);
+        break;
+      }
+      let part = node.tagName.toLowerCase();
+      if (node === document.body) {
+        parts.unshift(part);
+        break;
+      }
+      const cls = [...node.classList][0];
+      if (cls) part += `.${CSS.escape(cls)}`;
+      const same = node.parentElement ? [...node.parentElement.children].filter((c) => c.tagName === node.tagName) : [];
+      if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      parts.unshift(part);
+    }
+    return parts.join(' > ');
+  };
+  const leave = (tell) => {
+    on = false;
+    mark(null);
+    style.remove();
+    if (tell) parent.postMessage({ [P.event]: P.selectEnd }, '*');
+  };
+  const swallow = (e) => {
+    if (!on) return false;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    return true;
+  };
+  addEventListener('mouseover', (e) => { if (on) mark(e.target); }, true);
+  addEventListener('mousedown', swallow, true);
+  addEventListener('mouseup', swallow, true);
+  addEventListener('click', (e) => {
+    if (!swallow(e)) return;
+    const el = e.target;
+    mark(null);
+    parent.postMessage({
+      [P.event]: P.picked,
+      tag: String(el.tagName || ''),
+      text: String(el.innerText || el.textContent || '').slice(0, 1000),
+      selector: selectorOf(el),
+      html: String(el.outerHTML || '').slice(0, 10000),
+    }, '*');
+    leave(true);
+  }, true);
+  addEventListener('keydown', (e) => {
+    if (on && e.key === 'Escape' && swallow(e)) leave(true);
+  }, true);
+  addEventListener('message', (ev) => {
+    if (ev.source !== parent || !ev.data || ev.data[P.command] !== P.select) return;
+    if (ev.data.on) {
+      on = true;
+      (document.head || document.documentElement).appendChild(style);
+    } else {
+      leave(false);
+    }
+  });
+})();

@@ -29,9 +29,10 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::sandbox::bundle::{project_document, project_module_url, test_files, Project};
+use crate::core::sandbox::bundle::{project_document, project_module_url, single_file, test_files, PreviewDoc, Project};
 use crate::core::sandbox::{prepare, PackageHost, TransformError};
-use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PREVIEW, READY, REPORT, TAB_READY, TESTS};
+use crate::core::sandbox::pick::PickedElement;
+use crate::core::sandbox::protocol::{COMMAND, CONSOLE, EVENT, HOST_READY, LOADED, OPEN, PICKED, PREVIEW, READY, REPORT, SELECT, SELECT_END, TAB_READY, TESTS};
 use crate::core::sandbox::python::is_python;
 use crate::core::sandbox::{ConsoleLine, FileMap, Outcome, PreviewInfo, Sandbox, SandboxError, SourceRef, TestReport, TestResult};
 use crate::web::transport::sleep;
@@ -99,6 +100,13 @@ async fn ready(files: FileMap) -> Project {
     prepare(files, &cdn, &BrowserPackages).await
 }
 
+/// The project as one HTML file that runs from disk with no network
+/// (`core::sandbox::bundle::single_file`), its packages from the package
+/// cache (or the CDN, for one the preview has not fetched yet).
+pub async fn one_file(files: FileMap) -> Result<PreviewDoc, SandboxError> {
+    single_file(&ready(files).await)
+}
+
 /// A `message` listener on the app's window.
 type MessageListener = Closure<dyn FnMut(web_sys::MessageEvent)>;
 
@@ -128,6 +136,10 @@ struct Inner {
     /// The Python program the person runs in the Terminal, and its frame.
     terminal: RefCell<Terminal>,
     program: RefCell<Option<Frame>>,
+    /// "Select" mode is on in the preview.
+    selecting: Cell<bool>,
+    /// The element last picked in "Select" mode, until the page takes it.
+    picked: RefCell<Option<PickedElement>>,
 }
 
 impl WebSandbox {
@@ -149,6 +161,8 @@ impl WebSandbox {
                 tabs: RefCell::new(Vec::new()),
                 terminal: RefCell::new(Terminal::default()),
                 program: RefCell::new(None),
+                selecting: Cell::new(false),
+                picked: RefCell::new(None),
             }),
         })
     }
@@ -202,6 +216,27 @@ impl WebSandbox {
         Ok(())
     }
 
+    /// Start or leave "Select" mode in the preview (its bridge outlines
+    /// what the pointer is over; a click picks it).
+    pub fn select(&self, on: bool) {
+        let window = self.inner.preview.borrow().as_ref().and_then(|f| f.window().ok());
+        let Some(window) = window else { return };
+        let Ok(origin) = own_origin() else { return };
+        if window.post_message(&object(&[(COMMAND, SELECT.into()), ("on", on.into())]), &origin).is_ok() {
+            self.inner.selecting.set(on);
+            self.changed();
+        }
+    }
+
+    pub fn selecting(&self) -> bool {
+        self.inner.selecting.get()
+    }
+
+    /// The element picked last, once.
+    pub fn take_picked(&self) -> Option<PickedElement> {
+        self.inner.picked.borrow_mut().take()
+    }
+
     fn changed(&self) {
         self.inner.revision.set(self.inner.revision.get() + 1);
         let callback = self.inner.on_change.borrow().clone();
@@ -215,6 +250,7 @@ impl WebSandbox {
         // ready first is not replaced by this older one.
         let mine = self.inner.previews.get() + 1;
         self.inner.previews.set(mine);
+        let written = Rc::new(files.clone());
         let project = ready(files).await;
         let doc = project_document(&project, &format!("<script>{PROTOCOL}\n{BRIDGE}</script>"))?;
         if self.inner.previews.get() != mine {
@@ -242,12 +278,25 @@ impl WebSandbox {
                 let source = field(&data, "file").zip(line).and_then(|(file, line)| places.source_of(&file, line as u32));
                 this.push_console(cut(&level, 16), cut(&places.readable(&text), 4000), source);
             }
+            PICKED => {
+                let text = |name: &str| field(&data, name).map(|t| cut(&t, 20_000)).unwrap_or_default();
+                let picked = PickedElement::from_frame(&text("tag"), &text("text"), &text("selector"), &text("html"), &written);
+                *this.inner.picked.borrow_mut() = Some(picked);
+                this.inner.selecting.set(false);
+                this.changed();
+            }
+            SELECT_END => {
+                this.inner.selecting.set(false);
+                this.changed();
+            }
             _ => {
                 let _ = tx.unbounded_send(kind);
             }
         })?;
         let window = frame.window()?;
         *self.inner.preview.borrow_mut() = Some(frame);
+        // A new page starts outside "Select" mode.
+        self.inner.selecting.set(false);
         *self.inner.preview_html.borrow_mut() = Some(doc.html.clone());
         self.changed();
         let problems = doc.problems.iter().map(|p| p.text.clone()).collect();
