@@ -163,6 +163,17 @@ impl HostState {
         matches!(self.phase, Phase::Paused(_))
     }
 
+    /// The status line, the same on the site and in the widget, live or
+    /// reopened: once every request is answered, what the versions say
+    /// (`view::done_text`: a restore or a reload changes nothing of it);
+    /// otherwise the run's own (`RunView::status`).
+    pub fn status(&self, view: &RunView) -> String {
+        match self.phase {
+            Phase::Done if !self.replay => super::view::done_text(&self.versions).unwrap_or_else(|| view.status()),
+            _ => view.status(),
+        }
+    }
+
     /// The key is what is missing.
     pub fn needs_key(&self) -> bool {
         self.phase == Phase::Waiting(Refusal::NeedsKey)

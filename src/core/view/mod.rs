@@ -26,7 +26,7 @@ use status::VersionNote;
 use words::{deed, report_text};
 
 pub use entry::{split_commands, Entry, EntryKind};
-pub use status::stop_text;
+pub use status::{done_text, stop_text};
 
 /// The run as a whole.
 #[derive(Debug, Clone, Default, PartialEq)]
