@@ -174,6 +174,14 @@ impl HostState {
         }
     }
 
+    /// The project's files are exactly as version `number` has them (so
+    /// restoring it would change nothing).
+    pub fn is_current(&self, number: u32) -> bool {
+        self.versions.iter().find(|v| v.number == number).is_some_and(|v| {
+            v.files.len() == self.files.len() && self.files.iter().all(|(path, n)| v.files.get(path).is_some_and(|f| f.version == *n))
+        })
+    }
+
     /// The key is what is missing.
     pub fn needs_key(&self) -> bool {
         self.phase == Phase::Waiting(Refusal::NeedsKey)

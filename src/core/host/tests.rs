@@ -359,6 +359,8 @@ fn the_status_after_a_reload_or_a_restore_is_the_live_one() {
     tab.host.restore(1).unwrap();
     world.settle();
     assert_eq!(tab.page.status(), "Done: version 3 (version 1 restored) is ready.");
+    let state = tab.host.state();
+    assert!(state.is_current(3) && !state.is_current(2) && !state.is_current(9), "restoring version 3 would change nothing");
     let tab = reload(&mut world, tab);
     assert_eq!(tab.page.status(), "Done: version 3 (version 1 restored) is ready.", "reopened after the restore");
 }
