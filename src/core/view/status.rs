@@ -153,6 +153,38 @@ mod tests {
     use crate::core::cost::CostEntry;
     use crate::core::events::TeamEvent;
 
+    fn version(number: u32, kind: RequestKind, files: &[&str], tests: Option<(u32, u32)>, breaks_tests: bool) -> ProjectVersion {
+        use crate::core::versions::FileRef;
+        ProjectVersion {
+            number,
+            kind,
+            request: String::new(),
+            files: files.iter().map(|p| (p.to_string(), FileRef { path: String::new(), version: 1, digest: 0 })).collect(),
+            tests: tests.map(|(passed, failed)| TestSummary { passed, failed }),
+            spent: Default::default(),
+            breaks_tests,
+        }
+    }
+
+    /// Once every request is answered, the words come from the versions:
+    /// none before the first; no version named where no file was made.
+    #[test]
+    fn the_done_status_is_read_from_the_versions() {
+        use RequestKind::*;
+        let v = version;
+        let cases: Vec<(Vec<ProjectVersion>, Option<&str>)> = vec![
+            (vec![], None),
+            (vec![v(1, Idea, &[], None, false)], Some("Done: the team has answered.")),
+            (vec![v(1, Idea, &["a.js"], Some((3, 0)), false)], Some("Done: version 1 is ready; its 3 tests pass.")),
+            (vec![v(1, Idea, &["a.js"], None, false), v(2, FollowUp, &["a.js"], Some((1, 1)), false)], Some("Done: version 2 is ready, but 1 of its 2 tests fail.")),
+            (vec![v(1, Idea, &["a.js"], None, false), v(2, FollowUp, &["a.js"], None, false), v(3, Restore { from: 1 }, &["a.js"], None, false)], Some("Done: version 3 (version 1 restored) is ready.")),
+            (vec![v(1, Idea, &["a.js"], Some((2, 0)), false), v(2, FollowUp, &["a.js"], Some((1, 1)), true), v(3, Restore { from: 1 }, &["a.js"], Some((2, 0)), false)], Some("Done: version 2 broke the tests, so version 1 was restored.")),
+        ];
+        for (versions, want) in cases {
+            assert_eq!(done_text(&versions).as_deref(), want, "{versions:?}");
+        }
+    }
+
     fn started(role: &str) -> TeamEvent {
         TeamEvent::LlmStarted { role: role.into(), model: "m".into(), quiet: false }
     }
