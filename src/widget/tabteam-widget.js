@@ -261,9 +261,10 @@ export async function mount(element, options = {}) {
     if ('question' in state) question = state.question;
     if ('running' in state) running = state.running;
     ui.stop.disabled = !running;
-    // Send waits while the team works (an approval included), except to answer.
-    ui.send.disabled = running && question == null;
     if ('resumable' in state) resumable = state.resumable;
+    // Send waits while the team works (an approval included), except to
+    // answer, or to carry on a run that waits for the key.
+    ui.send.disabled = running && question == null && !resumable;
     ui.send.textContent = question == null ? 'Send' : 'Answer';
     if (added) ui.log.scrollTop = ui.log.scrollHeight;
   }
