@@ -96,6 +96,13 @@ async function titleColour(page, want) {
 /** Text written for the model that must never reach the person (issue #32). */
 const PROMPT_PHRASES = ['Follow-up request from the user', 'The project as it stands', 'Since the last request', 'Plan.append_task', 'TeamLeader.', 'RoleZero.', '[Plan edited by the user]', 'The user restored the project', 'by hand; read it before', 'then use end', 'The page shows an error when it runs in the preview'];
 
+/** What the conversation says, without the folded raw commands ("Show commands": the model's own output, one click away). */
+const said = (page) => page.getByTestId('conversation').evaluate((el) => {
+  const copy = el.cloneNode(true);
+  copy.querySelectorAll('details.commands').forEach((d) => d.remove());
+  return copy.textContent;
+});
+
 function noPromptPhrases(text, when) {
   const found = PROMPT_PHRASES.filter((p) => text.includes(p));
   assert.deepEqual(found, [], `${when}: the page shows text written for the model: ${text.slice(0, 600)}`);
@@ -145,7 +152,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   const mine = page.locator('[data-testid=conversation] article.user');
   assert.equal(await mine.count(), 2);
   assert.equal((await mine.nth(1).locator('.bubble').innerText()).replace(/\s+/g, ' ').trim(), 'You make the title red (About version 1.)');
-  noPromptPhrases(conversation, 'after the follow-up');
+  noPromptPhrases(await said(page), 'after the follow-up');
   await mine.nth(1).scrollIntoViewIfNeeded();
   await sizes(page, 'iterate-follow-up-bubble');
 
@@ -199,7 +206,7 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   // The same status as before the reload (issue #32, item 3), the same bubbles.
   assert.equal(await page.getByTestId('status').textContent(), restoredStatus);
   assert.equal((await mine.nth(1).locator('.bubble').innerText()).replace(/\s+/g, ' ').trim(), 'You make the title red (About version 1.)');
-  noPromptPhrases(reopened, 'reopened');
+  noPromptPhrases(await said(page), 'reopened');
   await screenshot(page, 'iterate-3-reloaded');
   await sizes(page, 'iterate-restored-reloaded');
 
@@ -259,7 +266,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   // The person's bubble names the error; the request written for Alex stays in his prompt.
   const asks = await page.locator('[data-testid=conversation] article.user .bubble').allInnerTexts();
   assert.match(asks.at(-1).replace(/\s+/g, ' '), /^You Please fix this error from the preview: .*TypeError.* \(main\.js:1\)$/);
-  noPromptPhrases(await page.getByTestId('conversation').textContent(), 'after the fix request');
+  noPromptPhrases(await said(page), 'after the fix request');
 
   await page.getByTestId('console').filter({ hasText: 'counter ready' }).waitFor({ timeout: 15000 });
   assert.equal(await page.locator('[data-testid=console] li.console-uncaught, [data-testid=console] li.console-error').count(), 0, 'no error left in the preview console');
@@ -280,7 +287,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await frame(page).locator('#counter').filter({ hasText: 'edited by hand' }).waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('viewer').textContent(), /edited by hand/, 'the file view shows the edit');
   await screenshot(page, 'iterate-7-hand-edit');
-  noPromptPhrases(await page.getByTestId('conversation').textContent(), 'after the hand edit');
+  noPromptPhrases(await said(page), 'after the hand edit');
   await context.close();
 });
 
