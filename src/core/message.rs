@@ -21,6 +21,12 @@ use serde::{Deserialize, Serialize};
 /// The action kind of a user's requirement (MetaGPT's `UserRequirement`).
 pub const USER_REQUIREMENT: &str = "UserRequirement";
 
+/// Metadata key of a message the session writes for the model on the
+/// person's behalf (a follow-up with the project as it stands, a fix
+/// request, a plan edit, the notes of a restore): what the person's bubble
+/// says instead of the content; empty, no bubble. The model never sees it.
+pub const SHOWN: &str = "shown";
+
 /// A message id, unique within a team.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

@@ -63,6 +63,17 @@ impl PlanEdit {
 
     /// What the planning role is told, so it takes the change into
     /// account when the team resumes.
+    /// What the person's bubble says of the edit (the note above is the
+    /// leader's).
+    pub fn shown(&self) -> String {
+        match self {
+            PlanEdit::Append { task_id, instruction, assignee, .. } => format!("You added task {task_id} ({instruction}) for {assignee}."),
+            PlanEdit::Replace { task_id, instruction, assignee, .. } => format!("You changed task {task_id} to: {instruction} (for {assignee})."),
+            PlanEdit::Reset { task_id } => format!("You asked for task {task_id} to be done again."),
+            PlanEdit::FinishCurrent => "You marked the current task as finished.".to_string(),
+        }
+    }
+
     pub fn note(&self, result: &str) -> String {
         let what = match self {
             PlanEdit::Append { task_id, instruction, assignee, .. } => format!("I appended task {task_id} ({instruction}) for {assignee}."),

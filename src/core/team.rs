@@ -101,6 +101,19 @@ impl Team {
         message
     }
 
+    /// As [`publish_user_message`](Self::publish_user_message), written
+    /// for the model on the person's behalf: their bubble says `shown`
+    /// (nothing when it is empty).
+    pub fn publish_user_message_shown(&mut self, content: &str, send_to: &[&str], shown: &str) -> MessageRef {
+        let mut message = Message::new(self.env.world.new_id(), content).with_meta(super::message::SHOWN, shown);
+        if !send_to.is_empty() {
+            message = message.to(send_to.iter().copied());
+        }
+        let message = Rc::new(message);
+        self.env.publish(message.clone());
+        message
+    }
+
     /// Run up to `n_round` rounds, stopping early as described above.
     pub async fn run(&mut self, n_round: u32) -> RunOutcome {
         let mut outcome = RunOutcome { rounds_run: 0, stop: StopReason::RoundsDone, failures: Vec::new() };

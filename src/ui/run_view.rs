@@ -54,8 +54,8 @@ fn Toolbar() -> impl IntoView {
     let dialog = expect_context::<super::settings_dialog::SettingsDialogState>();
     let status = move || {
         let replay = if shared.replay.get() { "Replay · " } else { "" };
-        // The words are the core's (`RunView::status`).
-        format!("{replay}{}", shared.view.with(|v| v.status()))
+        // The words are the core's (`HostState::status`).
+        format!("{replay}{}", shared.state.with(|s| shared.view.with(|v| s.status(v))))
     };
     let stop = move |_| if let Some(host) = shared.host() { host.stop() };
     let resume = move |_| super::host::resume(shared);

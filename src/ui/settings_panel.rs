@@ -72,6 +72,17 @@ pub fn SettingsFields() -> impl IntoView {
         None => "No known price for this model: enter it here.".into(),
     };
     let hint = move || settings.with(|s| s.preset().map(|p| p.cors_hint.to_string()).unwrap_or_default());
+    // Ticked, the key is kept at once (and again when it is typed), as
+    // unticking forgets it at once: not only at the next Start.
+    let remember = Memo::new(move |_| settings.with(|s| s.remember_key));
+    Effect::new(move |_| {
+        let key = shared.key.get();
+        if remember.get() {
+            if let Err(e) = crate::web::settings_store::remember_key(&key) {
+                web_sys::console::warn_1(&e.into());
+            }
+        }
+    });
     let set_price = move |input: bool, text: String| {
         let value = super::parse_number(&text).filter(|v| *v >= 0.0);
         settings.update(|s| {

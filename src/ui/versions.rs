@@ -231,7 +231,10 @@ fn VersionDiff(number: u32, at_rest: Signal<bool>, restore: Restore) -> impl Int
         <div class="diff" data-testid="diff" data-number=number.to_string()>
             <div class="row">
                 <h3>{format!("Version {number}: what changed")}</h3>
-                <button data-testid="restore-version" disabled=move || !at_rest.get() on:click=move |_| restore.run(number)>"Restore this version"</button>
+                // Not offered where it would change nothing.
+                <Show when=move || !shared.state.with(|s| s.is_current(number))>
+                    <button data-testid="restore-version" disabled=move || !at_rest.get() on:click=move |_| restore.run(number)>"Restore this version"</button>
+                </Show>
             </div>
             {move || match diff() {
                 None => view! { <p class="note">"No session is open."</p> }.into_any(),

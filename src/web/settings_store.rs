@@ -51,6 +51,24 @@ pub fn forget_key() -> Result<(), String> {
     s.set_item(SETTINGS, &json).map_err(|_| "the browser refused to save the settings (storage full?)".to_string())
 }
 
+/// Remember the key now (the person ticked "remember", or typed a key
+/// with it ticked): kept under its own entry, and the stored settings say
+/// "remember", so a reload fills the key in and ticks the box. As with
+/// [`forget_key`], only that one choice of the stored settings changes.
+pub fn remember_key(key: &str) -> Result<(), String> {
+    let s = storage().ok_or("this browser does not let the site keep settings (private mode?)")?;
+    let mut stored = s.get_item(SETTINGS).ok().flatten().and_then(|json| serde_json::from_str::<Settings>(&json).ok()).unwrap_or_default();
+    if !stored.remember_key {
+        stored.remember_key = true;
+        let json = serde_json::to_string(&stored).map_err(|e| e.to_string())?;
+        s.set_item(SETTINGS, &json).map_err(|_| "the browser refused to save the settings (storage full?)".to_string())?;
+    }
+    if !key.is_empty() {
+        s.set_item(KEY, key).map_err(|_| "the browser refused to save the key".to_string())?;
+    }
+    Ok(())
+}
+
 /// The remembered key, if the user asked for it to be kept.
 pub fn remembered_key() -> String {
     storage().and_then(|s| s.get_item(KEY).ok().flatten()).unwrap_or_default()

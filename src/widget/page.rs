@@ -1,7 +1,7 @@
 //! What the widget hands its page: the team's events folded into the view
 //! (`Heard`, the host's listener), and the JSON the renderer puts on
 //! screen (`render`): the entries that changed, the status (the core's
-//! words: `RunView::status`, or the host's refusal a run waits on), the
+//! words: `HostState::status`, or the host's refusal a run waits on), the
 //! cost, the question waiting, whether Stop and an empty Send do anything.
 //! Not here: the widget's API (`mod.rs`) or its DOM (`tabteam-widget.js`).
 
@@ -104,9 +104,9 @@ impl Inner {
             (Phase::Waiting(why), _) => (why.to_string(), false),
             // Before the first message there is no team to speak of.
             (Phase::Empty, _) => (String::new(), false),
-            // The team's status is the site's (`RunView::status`); a stop
+            // The team's status is the site's (`HostState::status`); a stop
             // other than finishing shows as a problem.
-            (_, state) => (view.status(), matches!(state, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
+            (_, run) => (state.status(&view), matches!(run, RunState::Stopped(reason) if !matches!(reason, StopReason::Idle))),
         };
         let cost = if view.cost.is_empty() {
             String::new()

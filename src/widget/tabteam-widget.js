@@ -143,6 +143,7 @@ export async function mount(element, options = {}) {
   const shown = new Map(); // entry id → { li, body }
   let question = null;
   let resumable = false;
+  let running = false;
   let alive = true;
   // With `storageKey`, resolved when the engine has opened the kept conversation.
   let opened;
@@ -258,8 +259,12 @@ export async function mount(element, options = {}) {
     ui.status.classList.toggle('problem', !!state.problem);
     if ('cost' in state) ui.cost.textContent = state.cost;
     if ('question' in state) question = state.question;
-    if ('running' in state) ui.stop.disabled = !state.running;
+    if ('running' in state) running = state.running;
+    ui.stop.disabled = !running;
     if ('resumable' in state) resumable = state.resumable;
+    // Send waits while the team works (an approval included), except to
+    // answer, or to carry on a run that waits for the key.
+    ui.send.disabled = running && question == null && !resumable;
     ui.send.textContent = question == null ? 'Send' : 'Answer';
     if (added) ui.log.scrollTop = ui.log.scrollHeight;
   }

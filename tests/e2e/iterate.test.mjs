@@ -93,6 +93,31 @@ async function titleColour(page, want) {
   return got;
 }
 
+/** Text written for the model that must never reach the person (issue #32). */
+const PROMPT_PHRASES = ['Follow-up request from the user', 'The project as it stands', 'Since the last request', 'Plan.append_task', 'TeamLeader.', 'RoleZero.', '[Plan edited by the user]', 'The user restored the project', 'by hand; read it before', 'then use end', 'The page shows an error when it runs in the preview'];
+
+/** What the conversation says, without the folded raw commands ("Show commands": the model's own output, one click away). */
+const said = (page) => page.getByTestId('conversation').evaluate((el) => {
+  const copy = el.cloneNode(true);
+  copy.querySelectorAll('details.commands').forEach((d) => d.remove());
+  return copy.textContent;
+});
+
+function noPromptPhrases(text, when) {
+  const found = PROMPT_PHRASES.filter((p) => text.includes(p));
+  assert.deepEqual(found, [], `${when}: the page shows text written for the model: ${text.slice(0, 600)}`);
+}
+
+/** Screenshots at a desktop's and a phone's size; the page is left at the desktop's. */
+async function sizes(page, name) {
+  for (const [w, h] of [[1280, 900], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(screenshotDir, `${name}-${w}x${h}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 async function start(page, model, idea) {
   await configure(page, env.llm, model, { rounds: 20 });
   await page.getByLabel('Your idea').fill(idea);
@@ -123,12 +148,20 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   assert.equal((await requests(env.llm, model)).length, titleTurns().length, 'every scripted turn used, no more');
   const conversation = await page.getByTestId('conversation').textContent();
   assert.ok(conversation.includes('make the title red') && conversation.includes('The title is red.'), conversation);
+  // The person's bubble says what the person wrote, and the version it is about (issue #32, item 1).
+  const mine = page.locator('[data-testid=conversation] article.user');
+  assert.equal(await mine.count(), 2);
+  assert.equal((await mine.nth(1).locator('.bubble').innerText()).replace(/\s+/g, ' ').trim(), 'You make the title red (About version 1.)');
+  noPromptPhrases(await said(page), 'after the follow-up');
+  await mine.nth(1).scrollIntoViewIfNeeded();
+  await sizes(page, 'iterate-follow-up-bubble');
 
   // Version 2's diff: only the stylesheet, one line changed.
   await showTab(page, 'versions');
   await version(page, 2).getByTestId('version-open').click();
   const diff = page.locator('[data-testid=diff][data-number="2"]');
   await diff.waitFor();
+  assert.equal(await diff.getByTestId('restore-version').count(), 0, 'no restore offered on the current version (issue #32, item 12)');
   assert.deepEqual(await diff.getByTestId('diff-file').evaluateAll((els) => els.map((e) => `${e.dataset.path} ${e.dataset.change}`)), ['style.css changed']);
   assert.deepEqual(await diff.locator('.line.removed').allTextContents(), ['- h1 { color: black; }\n']);
   assert.deepEqual(await diff.locator('.line.added').allTextContents(), ['+ h1 { color: red; }\n']);
@@ -147,6 +180,10 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   assert.match(await version(page, 3).textContent(), /restore of version 1/);
   await showTab(page, 'preview');
   assert.equal(await titleColour(page, 'rgb(0, 0, 0)'), 'rgb(0, 0, 0)', 'the preview shows version 1 again');
+  // The status names the restore, not version 2 (issue #32, item 2).
+  const restoredStatus = 'Done: version 3 (version 1 restored) is ready.';
+  await page.getByTestId('status').filter({ hasText: 'version 3' }).waitFor({ timeout: 5000 });
+  assert.equal(await page.getByTestId('status').textContent(), restoredStatus);
   await screenshot(page, 'iterate-2-restored');
 
   // Reload: the session (saved after the restore) opens with it all.
@@ -166,7 +203,12 @@ test('a follow-up makes version 2 (its diff is the stylesheet), restore brings v
   const reopened = await page.getByTestId('conversation').textContent();
   assert.ok(reopened.includes('make the title red') && reopened.includes('The title is red.'), reopened);
   assert.equal(await titleColour(page, 'rgb(0, 0, 0)'), 'rgb(0, 0, 0)', 'the preview shows the restored files');
+  // The same status as before the reload (issue #32, item 3), the same bubbles.
+  assert.equal(await page.getByTestId('status').textContent(), restoredStatus);
+  assert.equal((await mine.nth(1).locator('.bubble').innerText()).replace(/\s+/g, ' ').trim(), 'You make the title red (About version 1.)');
+  noPromptPhrases(await said(page), 'reopened');
   await screenshot(page, 'iterate-3-reloaded');
+  await sizes(page, 'iterate-restored-reloaded');
 
   // Export, delete, import: the versions come back.
   await showSessions(page);
@@ -221,6 +263,10 @@ test('an error of the preview goes to the team with one click and the fix leaves
   assert.match(toAlex, /TypeError/, 'Alex was told the error');
   assert.match(toAlex, /At: main\.js:1/, 'and where it happened');
   assert.match(toAlex, />001\|document\.getElementById\('count'\)/, 'with the lines around it');
+  // The person's bubble names the error; the request written for Alex stays in his prompt.
+  const asks = await page.locator('[data-testid=conversation] article.user .bubble').allInnerTexts();
+  assert.match(asks.at(-1).replace(/\s+/g, ' '), /^You Please fix this error from the preview: .*TypeError.* \(main\.js:1\)$/);
+  noPromptPhrases(await said(page), 'after the fix request');
 
   await page.getByTestId('console').filter({ hasText: 'counter ready' }).waitFor({ timeout: 15000 });
   assert.equal(await page.locator('[data-testid=console] li.console-uncaught, [data-testid=console] li.console-error').count(), 0, 'no error left in the preview console');
@@ -241,6 +287,7 @@ test('an error of the preview goes to the team with one click and the fix leaves
   await frame(page).locator('#counter').filter({ hasText: 'edited by hand' }).waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('viewer').textContent(), /edited by hand/, 'the file view shows the edit');
   await screenshot(page, 'iterate-7-hand-edit');
+  noPromptPhrases(await said(page), 'after the hand edit');
   await context.close();
 });
 

@@ -177,3 +177,23 @@ test('after tick, untick, reload and faults, the key is in no storage and no exp
   assert.deepEqual(problems.filter((p) => !/401|429|500|Failed to load resource/.test(p)), []);
   await context.close();
 });
+
+test('ticking "remember" keeps the key at once: after Done and a reload, without Start, the box is ticked and the key there', async () => {
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await openSettings(page);
+  await page.getByTestId('key').fill(KEY);
+  await page.getByTestId('remember').check();
+  await closeSettings(page);
+  assert.deepEqual((await findEverywhere(page, KEY)).hits, ['localStorage:tabteam.key.v1'], 'kept at once, before any Start');
+  await page.reload();
+  await openSettings(page);
+  await page.getByTestId('remember').waitFor();
+  assert.equal(await page.getByTestId('remember').isChecked(), true, 'the box stays ticked after a reload');
+  assert.equal(await page.getByTestId('key').inputValue(), KEY, 'the key is filled in after a reload');
+  // Unticking still forgets it at once.
+  await page.getByTestId('remember').uncheck();
+  assert.deepEqual((await findEverywhere(page, KEY)).hits, []);
+  await closeSettings(page);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -62,8 +62,12 @@ test('append a task and finish it on the plan board; the leader hears of it', as
   await script(env.llm, model, [{ text: 'TASK' }, { text: answer('Noted.', [{ command_name: 'RoleZero.reply_to_human', args: { content: 'I see the score display is done.' } }, { command_name: 'end' }]) }]);
   const before = (await requests(env.llm, model)).length;
   await page.getByTestId('resume').click();
+  // The status said "Done" before Resume too (the request was answered): wait for the reply itself.
+  await page.getByTestId('conversation').filter({ hasText: 'I see the score display is done.' }).waitFor({ timeout: 20000 });
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 20000 });
-  assert.match(await page.getByTestId('conversation').textContent(), /I see the score display is done\./);
+  // The person's bubble says what they did, not the note written for the leader.
+  const conversation = await page.getByTestId('conversation').textContent();
+  assert.ok(conversation.includes('You added task 4 (Add a score display) for Alex.') && !conversation.includes('[Plan edited by the user]'), conversation.slice(0, 600));
   const log = (await requests(env.llm, model)).slice(before);
   assert.equal(log.length, 2);
   const told = JSON.stringify(log[1].messages);

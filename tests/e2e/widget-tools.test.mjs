@@ -8,7 +8,8 @@
 // context (setContext) is in the next request the server sees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useWidgetSite, screenshot, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
+import { join } from 'node:path';
+import { useWidgetSite, screenshot, screenshotDir, script, requests, roleZeroAnswer, openWidgetPage } from './harness.mjs';
 
 const answer = (thought, commands) => roleZeroAnswer(thought, commands, 0);
 const cmd = (name, args = {}) => ({ command_name: name, args });
@@ -157,7 +158,17 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
   const approval = widget(page).locator('li.approval');
   await approval.waitFor({ timeout: 20000 });
   assert.match(await approval.textContent(), /Allow the assistant to run delete_all with:\n\(no arguments\)/);
+  // The status says what the team waits for, and Send waits with it (issue #32, item 10).
+  assert.match(await widget(page).getByTestId('status').textContent(), /is waiting for your approval to run delete_all/);
+  assert.equal(await widget(page).getByTestId('send').isDisabled(), true, 'Send waits while the team works');
   await screenshot(page, 'widget-tools-4-approval');
+  const size = page.viewportSize();
+  for (const [w, h] of [[1280, 900], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(screenshotDir, `widget-awaiting-approval-${w}x${h}.png`) });
+  }
+  await page.setViewportSize(size);
   await approval.locator('[data-testid=decline]').click();
   await finished(page, 1);
   assert.deepEqual(await todoTexts(page), ['Water the plants', 'Book the dentist'], 'declined: nothing deleted');

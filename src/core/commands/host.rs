@@ -272,21 +272,33 @@ pub struct HostTools {
     /// (key, text) in the order the page first set them.
     context: RefCell<Vec<(String, String)>>,
     calls: Cell<u64>,
+    /// The tools (`Host.<name>`) the person approves before each call.
+    approved_first: RefCell<Vec<String>>,
 }
 
 impl HostTools {
     pub fn new(port: Rc<dyn HostPort>) -> Self {
-        Self { port, registry: RefCell::default(), context: RefCell::default(), calls: Cell::new(0) }
+        Self { port, registry: RefCell::default(), context: RefCell::default(), calls: Cell::new(0), approved_first: RefCell::default() }
     }
 
     /// Replace the tools (the page's whole list, in its order).
     pub fn set_tools(&self, tools: Vec<HostTool>) {
         let mut registry = Registry::default();
+        let mut approved_first = Vec::new();
         for tool in tools {
             let name = tool.spec.name[HOST_PREFIX.len()..].to_owned();
+            if tool.confirm {
+                approved_first.push(tool.spec.name.clone());
+            }
             registry.register(tool.spec, HostHandler { tool: name, confirm: tool.confirm });
         }
         *self.registry.borrow_mut() = Rc::new(registry);
+        *self.approved_first.borrow_mut() = approved_first;
+    }
+
+    /// `command` waits for the person's approval before it runs.
+    pub fn asks_approval(&self, command: &str) -> bool {
+        self.approved_first.borrow().iter().any(|n| n == command)
     }
 
     /// The tools' numbered entries for the prompt, numbered from `first`

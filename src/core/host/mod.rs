@@ -164,6 +164,25 @@ impl HostState {
         matches!(self.phase, Phase::Paused(_))
     }
 
+    /// The status line, the same on the site and in the widget, live or
+    /// reopened: once every request is answered, what the versions say
+    /// (`view::done_text`: a restore or a reload changes nothing of it);
+    /// otherwise the run's own (`RunView::status`).
+    pub fn status(&self, view: &RunView) -> String {
+        match self.phase {
+            Phase::Done if !self.replay => super::view::done_text(&self.versions).unwrap_or_else(|| view.status()),
+            _ => view.status(),
+        }
+    }
+
+    /// The project's files are exactly as version `number` has them (so
+    /// restoring it would change nothing).
+    pub fn is_current(&self, number: u32) -> bool {
+        self.versions.iter().find(|v| v.number == number).is_some_and(|v| {
+            v.files.len() == self.files.len() && self.files.iter().all(|(path, n)| v.files.get(path).is_some_and(|f| f.version == *n))
+        })
+    }
+
     /// The key is what is missing.
     pub fn needs_key(&self) -> bool {
         self.phase == Phase::Waiting(Refusal::NeedsKey)

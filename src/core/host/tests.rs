@@ -123,17 +123,29 @@ struct Page {
     events: Cell<usize>,
     /// What the person's messages said, since the view was last replaced.
     said: RefCell<Vec<String>>,
+    /// The view the page shows, as the site and the widget fold it.
+    shown: RefCell<RunView>,
+}
+
+impl Page {
+    /// The status line the page shows.
+    fn status(&self) -> String {
+        let state = self.states.borrow().last().cloned().unwrap_or_default();
+        state.status(&self.shown.borrow())
+    }
 }
 
 impl Listener for Page {
     fn event(&self, event: &TeamEvent) {
         self.events.set(self.events.get() + 1);
+        self.shown.borrow_mut().apply(event);
         if let TeamEvent::Published { message } = event {
             self.said.borrow_mut().push(message.content.to_string());
         }
     }
 
-    fn view(&self, _: RunView) {
+    fn view(&self, view: RunView) {
+        *self.shown.borrow_mut() = view;
         self.views.set(self.views.get() + 1);
         self.said.borrow_mut().clear();
     }
@@ -305,6 +317,52 @@ fn a_session_lives_from_create_to_close_across_a_reload() {
     let other = world.tab("tab-2", KEY);
     world.block(other.host.open(&id)).unwrap();
     assert_eq!(other.host.state().versions.len(), 4);
+}
+
+/// Issue #32, items 2 and 3: the status a page shows is the same live,
+/// after a reload and after a restore: what the versions say.
+#[test]
+fn the_status_after_a_reload_or_a_restore_is_the_live_one() {
+    let turns = first_run().into_iter().chain(restart_button()).collect();
+    let mut world = World::new(turns);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    assert_eq!(tab.page.status(), "Done: version 1 is ready.");
+    let reload = |world: &mut World, tab: Tab| {
+        drop(tab);
+        let tab = world.tab("tab-1", KEY);
+        world.block(tab.host.open(&id)).unwrap();
+        tab
+    };
+    let tab = reload(&mut world, tab);
+    assert_eq!(tab.page.status(), "Done: version 1 is ready.", "reopened");
+
+    // Stopped by the person: the same words after a reload.
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    tab.host.send(Request::Text("add a restart button".into())).unwrap();
+    world.settle();
+    tab.host.stop();
+    drop(held);
+    world.settle();
+    let paused = tab.page.status();
+    assert!(paused.starts_with("Stopped by you."), "{paused}");
+    let tab = reload(&mut world, tab);
+    assert_eq!(tab.page.status(), paused, "reopened paused");
+    tab.host.resume().unwrap();
+    world.settle();
+    assert_eq!(tab.page.status(), "Done: version 2 is ready.");
+
+    // A restore is the newest version: the status says so, before and after a reload.
+    tab.host.restore(1).unwrap();
+    world.settle();
+    assert_eq!(tab.page.status(), "Done: version 3 (version 1 restored) is ready.");
+    let state = tab.host.state();
+    assert!(state.is_current(3) && !state.is_current(2) && !state.is_current(9), "restoring version 3 would change nothing");
+    let tab = reload(&mut world, tab);
+    assert_eq!(tab.page.status(), "Done: version 3 (version 1 restored) is ready.", "reopened after the restore");
 }
 
 #[test]

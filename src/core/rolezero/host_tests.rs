@@ -97,3 +97,50 @@ cross_test! {
         assert!(third_last.contains("## todos\n1 item(s): buy milk") && !third_last.contains("0 items"), "{third_last}");
     }
 }
+
+/// A page that approves, noting the status line the person reads meanwhile.
+struct ApprovingPage {
+    view: Rc<RefCell<crate::core::view::RunView>>,
+    seen: RefCell<Vec<String>>,
+}
+
+impl HostPort for ApprovingPage {
+    fn approve(&self, _: &HostCall) -> LocalBoxFuture<'static, bool> {
+        self.seen.borrow_mut().push(self.view.borrow().status());
+        Box::pin(async { true })
+    }
+
+    fn run(&self, _: &HostCall) -> LocalBoxFuture<'static, HostOutcome> {
+        Box::pin(async { HostOutcome::Returned(json!("Added.")) })
+    }
+}
+
+cross_test! {
+    /// Issue #32, item 10: while a tool call waits for the person's
+    /// approval the status says so, not "working".
+    async fn the_status_says_a_call_waits_for_approval() {
+        let llm = ScriptedLlm::from_texts(MODEL, [
+            "TASK".to_string(),
+            cmds(r#"[{"command_name": "Host.add_todo", "args": {"text": "buy milk"}}]"#),
+            cmds(r#"[{"command_name": "RoleZero.reply_to_human", "args": {"content": "Added."}}, {"command_name": "end"}]"#),
+        ]);
+        let view = Rc::new(RefCell::new(crate::core::view::RunView::default()));
+        let sink = view.clone();
+        let mut team = Team::new("a web page", Rc::new(llm.clone()), EventSink::new(move |e| sink.borrow_mut().apply(e)));
+        let mut prices = PriceTable::empty();
+        prices.set(MODEL, Price::new(1.0, 1.0));
+        team.ledger.borrow_mut().prices = prices;
+        team.invest(10.0);
+        team.hire([RoleZero::new(ZeroConfig::default(), |_| {}).into_role(RoleSpec::new("Tabby", "Assistant").goal("help"))]);
+        team.env.world.human = Rc::new(ScriptedHuman::new(Vec::<&str>::new()));
+        let page = Rc::new(ApprovingPage { view: view.clone(), seen: RefCell::default() });
+        let host = Rc::new(HostTools::new(page.clone()));
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string", "description": "the item"}}, "required": ["text"]});
+        host.set_tools(vec![HostTool::from_schema("add_todo", "Add an item to the list.", &schema, true).expect("schema")]);
+        assert!(host.asks_approval("Host.add_todo") && !host.asks_approval("Host.other"));
+        team.env.world.host = Some(host);
+        team.run_project("add 'buy milk'");
+        team.run(3).await;
+        assert_eq!(*page.seen.borrow(), ["Tabby is waiting for your approval to run add_todo"]);
+    }
+}

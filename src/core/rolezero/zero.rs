@@ -440,6 +440,11 @@ impl RoleZero {
             if let Some(checkpoints) = &world.checkpoints {
                 checkpoints.capture(role);
             }
+            // The team waits on the person: the status says so, not "working".
+            if tools.asks_approval(&command.name) {
+                let tool = command.name[HOST_PREFIX.len()..].to_owned();
+                world.events.emit_with(|| TeamEvent::RoleBusy { role: role.shared_name(), doing: format!("waiting for your approval to run {tool}").into() });
+            }
             return Ok(tools.run(command).await.map_err(|e| e.to_string()));
         }
         Ok(match command.name.as_str() {

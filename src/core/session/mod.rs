@@ -48,7 +48,7 @@ use super::store::SessionStatus;
 use super::team::{RunOutcome, Team};
 use super::versions::{diff_versions, Automatic, FileDiff, ProjectLog, ProjectVersion, RequestKind, Spend, TestSummary, VersionError, AUTO_FIXES_PER_VERSION};
 
-pub use request::{fix_text, PREVIEW_ERROR};
+pub use request::{fix_text, shown_of_legacy, PREVIEW_ERROR};
 
 /// Makes the provider's model of a given name with the session's settings
 /// and key (the page's HTTP client; a scripted model in tests).
@@ -262,7 +262,7 @@ impl Session {
         if !self.has_started() {
             return self.start(text);
         }
-        self.request(RequestKind::FollowUp, text, |kind, files, plan, notes| request::follow_up(kind, text, files, plan, notes))
+        self.request(RequestKind::FollowUp, text, |kind, version, files, plan, notes| request::follow_up(kind, text, version, files, plan, notes))
     }
 
     /// The first request: published to everyone, as MetaGPT's idea is.
@@ -277,7 +277,7 @@ impl Session {
     /// An error of the running preview, sent to the engineer to fix.
     pub fn fix(&self, error: &ConsoleLine) -> Result<(), SessionError> {
         let summary = request::error_summary(error);
-        self.request(RequestKind::Fix, &summary, |kind, files, _, notes| request::Routed::fix(kind, &fix_text(error, files), notes))
+        self.request(RequestKind::Fix, &summary, |kind, _, files, _, notes| request::Routed::fix(kind, &fix_text(error, files), &summary, notes))
     }
 
     /// The automatic modes (kept with the session, so saved with it).
@@ -308,7 +308,7 @@ impl Session {
         &self,
         kind: RequestKind,
         shown: &str,
-        route: impl FnOnce(TeamKind, &ProjectFiles, Option<&Plan>, Vec<String>) -> request::Routed,
+        route: impl FnOnce(TeamKind, Option<String>, &ProjectFiles, Option<&Plan>, Vec<String>) -> request::Routed,
     ) -> Result<(), SessionError> {
         let mut team = self.idle_team()?;
         let spent = Spend::of(&team.ledger.borrow().total());
@@ -317,7 +317,11 @@ impl Session {
         project.close(&self.files.borrow(), spent, None);
         let notes = project.take_notes();
         let plan = self.plan.as_ref().map(|p| p.borrow());
-        let routed = route(self.kind, &self.files.borrow(), plan.as_deref(), notes);
+        let version = project.latest().map(|v| match v.kind {
+            RequestKind::Restore { from } => format!("version {}: version {from} restored", v.number),
+            _ => format!("version {}", v.number),
+        });
+        let routed = route(self.kind, version, &self.files.borrow(), plan.as_deref(), notes);
         drop(plan);
         project.open(kind, shown, spent);
         drop(project);
@@ -341,7 +345,7 @@ impl Session {
         };
         let mut team = self.idle_team()?;
         let result = edit.apply(plan).map_err(SessionError::PlanEdit)?;
-        team.publish_user_message(&edit.note(&result), &[planner.as_str()]);
+        team.publish_user_message_shown(&edit.note(&result), &[planner.as_str()], &edit.shown());
         Ok(result)
     }
 
@@ -451,7 +455,9 @@ impl Session {
         let Some(planner) = &self.planner else { return };
         let notes = self.project.borrow_mut().take_notes();
         if !notes.is_empty() {
-            team.publish_user_message(&notes.join("\n"), &[planner.as_str()]);
+            // The person made these changes and sees them in Versions and
+            // Code; the conversation does not repeat them.
+            team.publish_user_message_shown(&notes.join("\n"), &[planner.as_str()], "");
         }
     }
 

@@ -3,10 +3,12 @@
 //! that acts on it in each kind of team.
 //!
 //! These texts are written for the model (they go into its prompt), in
-//! the same plain words as the roles' instructions.
+//! the same plain words as the roles' instructions. Each request also
+//! carries what the person's bubble says (`message::SHOWN`): the words the
+//! person wrote, never this framing.
 
 use super::super::files::ProjectFiles;
-use super::super::message::Message;
+use super::super::message::{Message, SHOWN};
 use super::super::plan::Plan;
 use super::super::sandbox::ConsoleLine;
 use super::super::settings::TeamKind;
@@ -21,9 +23,15 @@ pub const PREVIEW_ERROR: &str = "PreviewError";
 /// Lines shown around an error's line in the fix request.
 const ERROR_CONTEXT_LINES: u32 = 3;
 
+/// How a follow-up starts; a session saved before `SHOWN` existed shows
+/// only what follows it on its line (see [`shown_of_legacy`]).
+const FOLLOW_UP: &str = "Follow-up request from the user: ";
+
 /// A request, ready to publish.
 pub struct Routed {
     content: String,
+    /// What the person's bubble says.
+    shown: String,
     /// To the company's engineer alone; otherwise to everyone, as the
     /// user's requirement (the leader of the company, the first stage of
     /// the pipeline, the assistant hear it).
@@ -31,28 +39,35 @@ pub struct Routed {
 }
 
 impl Routed {
-    pub(super) fn fix(kind: TeamKind, text: &str, notes: Vec<String>) -> Self {
+    pub(super) fn fix(kind: TeamKind, text: &str, summary: &str, notes: Vec<String>) -> Self {
         let content = with_notes(text, &notes);
         // The company's engineer fixes it directly; the pipeline and the
         // assistant take it as a request like any other.
-        Self { content, to_engineer: kind == TeamKind::Company }
+        let shown = format!("Please fix this error from the preview: {}", summary.strip_prefix("Fix: ").unwrap_or(summary));
+        Self { content, shown, to_engineer: kind == TeamKind::Company }
     }
 
     pub(super) fn publish(self, team: &mut Team) {
         if self.to_engineer {
             let message = Message::new(team.env.world.new_id(), self.content)
                 .caused_by(preview_error_kind())
-                .to([crate::core::mgx::ENGINEER]);
+                .to([crate::core::mgx::ENGINEER])
+                .with_meta(SHOWN, self.shown);
             team.env.publish(std::rc::Rc::new(message));
         } else {
-            team.publish_user_message(&self.content, &[]);
+            team.publish_user_message_shown(&self.content, &[], &self.shown);
         }
     }
 }
 
-/// A follow-up request about the project as it stands.
-pub(super) fn follow_up(kind: TeamKind, text: &str, files: &ProjectFiles, plan: Option<&Plan>, notes: Vec<String>) -> Routed {
-    let mut content = format!("Follow-up request from the user: {text}\n");
+/// A follow-up request about the project as it stands, which is
+/// `version` in words (none before the first version was made).
+pub(super) fn follow_up(kind: TeamKind, text: &str, version: Option<String>, files: &ProjectFiles, plan: Option<&Plan>, notes: Vec<String>) -> Routed {
+    let shown = match version {
+        Some(version) => format!("{text}\n\n(About {version}.)"),
+        None => text.to_string(),
+    };
+    let mut content = format!("{FOLLOW_UP}{text}\n");
     if !notes.is_empty() {
         content.push_str(&format!("\nSince the last request:\n{}\n", bullets(&notes)));
     }
@@ -61,19 +76,28 @@ pub(super) fn follow_up(kind: TeamKind, text: &str, files: &ProjectFiles, plan: 
         TeamKind::Company => {
             if let Some(plan) = plan.filter(|p| !p.tasks().is_empty()) {
                 let finished = plan.tasks().iter().filter(|t| t.is_finished).count();
+                let tasks = plan.tasks().len();
+                // A paragraph of its own: after the list without a blank
+                // line, markdown runs it into the last item.
                 content.push_str(&format!(
-                    "The plan has {} tasks, {finished} finished. Keep the finished tasks as they are: append tasks for this change only \
+                    "\nThe plan has {tasks} task{}, {finished} finished. Keep the finished tasks as they are: append tasks for this change only \
                      (Plan.append_task), and tell each member which existing files to change.\n",
-                    plan.tasks().len()
+                    if tasks == 1 { "" } else { "s" }
                 ));
             }
         }
         TeamKind::FixedSop => content.push_str(
-            "Change the existing documents and code for this request; keep what still holds, and rewrite only the files the change needs.\n",
+            "\nChange the existing documents and code for this request; keep what still holds, and rewrite only the files the change needs.\n",
         ),
         TeamKind::Assistant => {}
     }
-    Routed { content, to_engineer: false }
+    Routed { content, shown, to_engineer: false }
+}
+
+/// What the bubble of a person's message saved without `SHOWN` says: a
+/// follow-up's own words; `None` for anything else (shown as it is).
+pub fn shown_of_legacy(content: &str) -> Option<&str> {
+    content.strip_prefix(FOLLOW_UP).map(|rest| rest.lines().next().unwrap_or_default())
 }
 
 /// The fix request for a preview error: the error, and the lines around it

@@ -706,3 +706,82 @@ cross_test! {
         assert!(s.has_work_left(), "the leader has the edit to hear");
     }
 }
+
+/// Phrases of the texts the session writes for the model (requests,
+/// notes, command names): none may reach what the person reads.
+const PROMPT_PHRASES: [&str; 12] = [
+    "Follow-up request from the user",
+    "The project as it stands",
+    "Since the last request",
+    "Plan.append_task",
+    "Plan.",
+    "TeamLeader.",
+    "RoleZero.",
+    "[Plan edited by the user]",
+    "The user restored the project",
+    "by hand; read it before",
+    "then use end",
+    "The page shows an error when it runs in the preview",
+];
+
+cross_test! {
+    /// Issue #32, item 1: every entry of a session with follow-ups, a hand
+    /// edit, a restore, a fix request and a plan edit, live and reopened,
+    /// shows the person's words; the model's framing stays in its prompt.
+    async fn no_text_written_for_the_model_reaches_the_person() {
+        use crate::core::plan_edit::PlanEdit;
+        use crate::core::view::{EntryKind, RunView};
+        let fix = answer(
+            "Fixing.",
+            json!([cmd("Editor.replace", json!({"path": "game.js", "old": "row.filter((v) => v !== 0)", "new": "(row || []).filter((v) => v !== 0)"})), end()]),
+        );
+        let report = answer("Ok.", json!([cmd("RoleZero.reply_to_human", json!({"content": "Alex fixed the error."})), end()]));
+        let turns: Vec<String> = first_run().into_iter().chain(restart_button()).chain(red_title()).chain([fix, report]).collect();
+        let llm = ScriptedLlm::from_texts(MODEL, turns);
+        let view = Rc::new(std::cell::RefCell::new(RunView::default()));
+        let sink = view.clone();
+        let s = Session::new(&settings(TeamKind::Company), Models::Given(Rc::new(llm.clone())), EventSink::new(move |e| sink.borrow_mut().apply(e)));
+        s.send(IDEA).unwrap();
+        do_step(&s, &Step::Run).await;
+        s.send("add a restart button").unwrap();
+        do_step(&s, &Step::Run).await;
+        s.edit_file("style.css", "#board { gap: 4px; }\n").unwrap();
+        s.restore_version(1).unwrap();
+        s.send("make the title red").unwrap();
+        do_step(&s, &Step::Run).await;
+        s.fix(&ConsoleLine::new("uncaught", "TypeError: row is undefined").at("game.js", 1)).unwrap();
+        do_step(&s, &Step::Run).await;
+        let edit = PlanEdit::Append { task_id: "9".into(), dependent_task_ids: vec![], instruction: "Add a score".into(), assignee: ENGINEER.into() };
+        s.edit_plan(&edit).unwrap();
+        assert_eq!(llm.remaining(), 0);
+
+        let mine = |v: &RunView| -> Vec<String> { v.entries.iter().filter(|e| e.kind == EntryKind::User).map(|e| e.text.clone()).collect() };
+        let restored = RunView::restored(&s.team().borrow().snapshot(), StopReason::Idle);
+        for (when, v) in [("live", view.borrow().clone()), ("reopened", restored)] {
+            assert_eq!(
+                mine(&v),
+                [
+                    IDEA,
+                    "add a restart button\n\n(About version 1.)",
+                    "make the title red\n\n(About version 3: version 1 restored.)",
+                    "Please fix this error from the preview: TypeError: row is undefined (game.js:1)",
+                    "You added task 9 (Add a score) for Alex.",
+                ],
+                "{when}"
+            );
+            for e in &v.entries {
+                for shown in std::iter::once(&e.text).chain(&e.deeds).chain(std::iter::once(&e.role)) {
+                    if let Some(p) = PROMPT_PHRASES.iter().find(|p| shown.contains(*p)) {
+                        panic!("{when}: {:?} entry of {} shows the model's text {p:?}: {shown}", e.kind, e.role);
+                    }
+                }
+            }
+            assert!(PROMPT_PHRASES.iter().all(|p| !v.status().contains(p)), "{when}: {}", v.status());
+        }
+        // The model was told all of it.
+        let told = mike_requests(&llm).join("\n");
+        for p in ["Follow-up request from the user: make the title red", "The user restored the project to version 1", "The plan has 6 tasks, 6 finished."] {
+            assert!(told.contains(p), "{p}");
+        }
+    }
+}

@@ -20,13 +20,14 @@ use litemap::LiteMap;
 
 use super::cost::CostEntry;
 use super::events::{StopReason, TeamEvent};
-use super::message::USER_REQUIREMENT;
+use super::message::{SHOWN, USER_REQUIREMENT};
+use super::session::shown_of_legacy;
 use super::rolezero::zero::{QUICK_THINK_TAG, RUN_COMMAND};
 use status::VersionNote;
 use words::{deed, report_text};
 
 pub use entry::{split_commands, Entry, EntryKind};
-pub use status::stop_text;
+pub use status::{done_text, stop_text};
 
 /// The run as a whole.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -155,7 +156,14 @@ impl RunView {
                     && message.send_to.iter().any(|a| a == super::message::ALL) => {}
             TeamEvent::Published { message } => {
                 if message.sent_from.is_empty() || message.cause_by.as_str() == USER_REQUIREMENT {
-                    self.push("You", EntryKind::User, message.content.clone());
+                    // What the person wrote, not what the model was told.
+                    let text = match message.metadata.get(SHOWN) {
+                        Some(shown) => shown.as_str(),
+                        None => shown_of_legacy(&message.content).unwrap_or(&message.content),
+                    };
+                    if !text.is_empty() {
+                        self.push("You", EntryKind::User, text.to_string());
+                    }
                 } else {
                     let to_all = message.send_to.iter().any(|a| a == super::message::ALL);
                     let to: Vec<&str> = message.send_to.iter().map(String::as_str).collect();

@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use crate::core::events::StopReason;
-use crate::core::versions::TestSummary;
+use crate::core::versions::{ProjectVersion, RequestKind, TestSummary};
 use super::{RunState, RunView};
 use super::words::doing_from_stream;
 
@@ -44,17 +44,8 @@ impl RunView {
                 }
             }
             RunState::Stopped(StopReason::Idle) => match self.version {
-                Some(VersionNote { number, restored: Some(back), .. }) => {
-                    format!("Done: version {number} broke the tests, so version {back} was restored.")
-                }
-                Some(VersionNote { number, tests: Some(t), .. }) => match (t.passed, t.failed) {
-                    (0, 0) => format!("Done: version {number} is ready."),
-                    (1, 0) => format!("Done: version {number} is ready; its test passes."),
-                    (passed, 0) => format!("Done: version {number} is ready; its {passed} tests pass."),
-                    (0, 1) => format!("Done: version {number} is ready, but its test fails."),
-                    (passed, failed) => format!("Done: version {number} is ready, but {failed} of its {} tests fail.", passed + failed),
-                },
-                Some(VersionNote { number, .. }) => format!("Done: version {number} is ready."),
+                Some(VersionNote { number, restored: Some(back), .. }) => rolled_back(number, back),
+                Some(VersionNote { number, tests, .. }) => ready(number, None, tests),
                 None => match self.testing {
                     Some(number) => format!("Done; running version {number}'s tests…"),
                     None => stop_text(&StopReason::Idle),
@@ -80,6 +71,44 @@ impl RunView {
             }
         }
         label.into()
+    }
+}
+
+/// The status of a session whose every request is answered, read from its
+/// versions (so it is the same live, after a restore and after a reload):
+/// the last version and its tests, an automatic rollback, or, where the
+/// versions hold no file (a widget's notes page), no version at all.
+/// `None` before the first version.
+pub fn done_text(versions: &[ProjectVersion]) -> Option<String> {
+    let last = versions.last()?;
+    if last.files.is_empty() {
+        return Some("Done: the team has answered.".into());
+    }
+    let before = versions.len().checked_sub(2).map(|i| &versions[i]);
+    Some(match (last.kind, before) {
+        // The rollback follows the version that broke the tests.
+        (RequestKind::Restore { from }, Some(broken)) if broken.breaks_tests => rolled_back(broken.number, from),
+        (RequestKind::Restore { from }, _) => ready(last.number, Some(from), last.tests),
+        _ => ready(last.number, None, last.tests),
+    })
+}
+
+fn rolled_back(number: u32, back: u32) -> String {
+    format!("Done: version {number} broke the tests, so version {back} was restored.")
+}
+
+/// Version `number` (a restore of `from`) is ready, with its tests.
+fn ready(number: u32, from: Option<u32>, tests: Option<TestSummary>) -> String {
+    let version = match from {
+        Some(from) => format!("version {number} (version {from} restored)"),
+        None => format!("version {number}"),
+    };
+    match tests.map(|t| (t.passed, t.failed)) {
+        None | Some((0, 0)) => format!("Done: {version} is ready."),
+        Some((1, 0)) => format!("Done: {version} is ready; its test passes."),
+        Some((passed, 0)) => format!("Done: {version} is ready; its {passed} tests pass."),
+        Some((0, 1)) => format!("Done: {version} is ready, but its test fails."),
+        Some((passed, failed)) => format!("Done: {version} is ready, but {failed} of its {} tests fail.", passed + failed),
     }
 }
 
@@ -123,6 +152,38 @@ mod tests {
     use super::*;
     use crate::core::cost::CostEntry;
     use crate::core::events::TeamEvent;
+
+    fn version(number: u32, kind: RequestKind, files: &[&str], tests: Option<(u32, u32)>, breaks_tests: bool) -> ProjectVersion {
+        use crate::core::versions::FileRef;
+        ProjectVersion {
+            number,
+            kind,
+            request: String::new(),
+            files: files.iter().map(|p| (p.to_string(), FileRef { path: String::new(), version: 1, digest: 0 })).collect(),
+            tests: tests.map(|(passed, failed)| TestSummary { passed, failed }),
+            spent: Default::default(),
+            breaks_tests,
+        }
+    }
+
+    /// Once every request is answered, the words come from the versions:
+    /// none before the first; no version named where no file was made.
+    #[test]
+    fn the_done_status_is_read_from_the_versions() {
+        use RequestKind::*;
+        let v = version;
+        let cases: Vec<(Vec<ProjectVersion>, Option<&str>)> = vec![
+            (vec![], None),
+            (vec![v(1, Idea, &[], None, false)], Some("Done: the team has answered.")),
+            (vec![v(1, Idea, &["a.js"], Some((3, 0)), false)], Some("Done: version 1 is ready; its 3 tests pass.")),
+            (vec![v(1, Idea, &["a.js"], None, false), v(2, FollowUp, &["a.js"], Some((1, 1)), false)], Some("Done: version 2 is ready, but 1 of its 2 tests fail.")),
+            (vec![v(1, Idea, &["a.js"], None, false), v(2, FollowUp, &["a.js"], None, false), v(3, Restore { from: 1 }, &["a.js"], None, false)], Some("Done: version 3 (version 1 restored) is ready.")),
+            (vec![v(1, Idea, &["a.js"], Some((2, 0)), false), v(2, FollowUp, &["a.js"], Some((1, 1)), true), v(3, Restore { from: 1 }, &["a.js"], Some((2, 0)), false)], Some("Done: version 2 broke the tests, so version 1 was restored.")),
+        ];
+        for (versions, want) in cases {
+            assert_eq!(done_text(&versions).as_deref(), want, "{versions:?}");
+        }
+    }
 
     fn started(role: &str) -> TeamEvent {
         TeamEvent::LlmStarted { role: role.into(), model: "m".into(), quiet: false }
