@@ -8,7 +8,10 @@
 //    Also sucrase (the TypeScript/JSX transformer of the preview and the
 //    tests, CommonJS across many files), bundled by esbuild into one ES
 //    module, lazy/sucrase/sucrase.mjs: loaded by src/web/sandbox/packages.js
-//    the first time a project has a .ts/.tsx/.jsx file.
+//    the first time a project has a .ts/.tsx/.jsx file. And the in-tab
+//    model runtime, lazy/intab/ (src/web/in_tab/engine.mjs and wllama's
+//    module and wasm), loaded by src/web/in_tab/bridge.js when the "In this
+//    tab" provider is first used.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
 //    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
 //    wasm loader), and this replaces the placeholder with the hash of every
@@ -122,6 +125,20 @@ async function bundleSucrase() {
   copyFileSync(join(modules, 'sucrase', 'LICENSE'), join(out, 'LICENSE'));
 }
 
+function copyInTab() {
+  // The "In this tab" model runtime: our engine (src/web/in_tab/engine.mjs)
+  // and wllama beside it (its one ES module, with its Worker's code inside,
+  // and its one wasm), loaded the first time the in-tab provider is used.
+  // The service worker keeps them on first use, not at install (9 MB that
+  // most visitors never need).
+  const pkg = join(modules, '@wllama', 'wllama');
+  const out = join(staging, 'lazy', 'intab');
+  copyText(join(root, 'src', 'web', 'in_tab', 'engine.mjs'), join(out, 'engine.mjs'));
+  copyText(join(pkg, 'esm', 'index.js'), join(out, 'wllama.mjs'), withoutSourceMap);
+  copyFileSync(join(pkg, 'esm', 'wasm', 'wllama.wasm'), join(out, 'wllama.wasm'));
+  copyFileSync(join(pkg, 'LICENCE'), join(out, 'LICENCE'));
+}
+
 async function minifyStartup() {
   const { transformSync } = await import('esbuild');
   const app = join(staging, 'app');
@@ -165,6 +182,7 @@ function versionApp() {
 copyMermaid();
 copyHighlight();
 await bundleSucrase();
+copyInTab();
 await minifyStartup();
 versionApp();
 fillReloadScript();
