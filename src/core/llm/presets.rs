@@ -163,7 +163,7 @@ pub const PRESETS: &[Preset] = &[
     #[cfg(feature = "site")]
     Preset {
         id: "intab",
-        label: "In this tab (no key: a model downloaded once)",
+        label: "In this tab (no key, no account)",
         protocol: &OpenAi,
         base_url: super::in_tab::BASE_URL,
         default_model: "",

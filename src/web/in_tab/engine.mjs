@@ -117,6 +117,9 @@ function errorResponse(status, message) {
   return new Response(JSON.stringify({ error: { message, type: 'in_tab' } }), { status, headers: { 'content-type': 'application/json' } });
 }
 
+/** The figures of every answer so far (tests and benches read them). */
+export const timings = [];
+
 const encoder = new TextEncoder();
 const event = (data) => encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 
@@ -155,6 +158,15 @@ export async function chat(bodyText, signal) {
         await w.createChatCompletion({
           ...params,
           onData(chunk) {
+            // wllama reports its counts as llama.cpp's `timings`; the
+            // usage a server sends with `stream_options.include_usage`
+            // is the same figures, so the cost meter counts real tokens.
+            const t = chunk.timings;
+            if (t && !chunk.usage) {
+              const cached = t.cache_n || 0;
+              chunk.usage = { prompt_tokens: cached + t.prompt_n, completion_tokens: t.predicted_n, prompt_tokens_details: { cached_tokens: cached } };
+            }
+            if (t) timings.push(t);
             controller.enqueue(event(chunk));
           },
         });
