@@ -126,6 +126,8 @@ test('the runtime streams an answer constrained to the command schema, which par
 test('a visitor with no key picks In this tab, downloads the model once, and the assistant runs on it until Stop; offline after a reload too', async () => {
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   try {
+    // The site's service worker keeps the runtime once the page is its.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
     await openSettings(page);
     await page.getByTestId('preset').selectOption('intab');
     await page.getByTestId('intab-model').selectOption('url');
@@ -169,7 +171,11 @@ test('a visitor with no key picks In this tab, downloads the model once, and the
     await context.setOffline(true);
     await page.reload();
     await openSettings(page);
-    await page.getByText('is in this browser').waitFor({ timeout: 30_000 });
+    await page.getByText('is in this browser').waitFor({ timeout: 30_000 }).catch(async (e) => {
+      await screenshot(page, 'in-tab-offline-failed');
+      throw e;
+    });
+    await screenshot(page, 'in-tab-offline');
     const offline = await page.evaluate(async (url) => {
       const engine = await import(new URL('lazy/intab/engine.mjs', document.baseURI).href);
       const body = { model: url, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 };

@@ -65,13 +65,23 @@ export async function download(url, onProgress, signal) {
   if (total && got !== total) throw new Error(`the download stopped at ${got} of ${total} bytes`);
   const blob = new Blob(parts, { type: 'application/octet-stream' });
   await (await cache()).put(url, new Response(blob, { headers: { 'content-length': String(blob.size) } }));
+  await keepRuntime();
   return blob.size;
+}
+
+/** Fetches the runtime's own files through the page, so that the service
+ *  worker keeps them (it keeps them on first use) while the network is
+ *  there: with the model, the runtime is asked for once too. */
+async function keepRuntime() {
+  await Promise.all(['engine.mjs', 'wllama.mjs', 'wllama.wasm'].map((f) =>
+    fetch(new URL(f, BASE).href).then((r) => r.arrayBuffer()).catch(() => null)));
 }
 
 /** Keeps a model file picked from disk; returns its key. */
 export async function keepFile(file) {
   const key = new URL(`file/${encodeURIComponent(file.name)}`, 'https://in-this-tab.invalid/').href;
   await (await cache()).put(key, new Response(file, { headers: { 'content-length': String(file.size) } }));
+  await keepRuntime();
   return key;
 }
 
