@@ -130,7 +130,7 @@ impl Settings {
         let mut table = WindowTable::default();
         #[cfg(feature = "site")]
         if self.in_tab() {
-            table.set(self.model.trim(), super::llm::in_tab::WINDOW);
+            table.set(self.model.trim(), IN_TAB_WINDOW);
         }
         if let Some(window) = self.custom_window {
             table.set(self.model.trim(), window);
@@ -191,7 +191,9 @@ impl Settings {
         if !(self.base_url.starts_with("https://") || self.base_url.starts_with("http://")) {
             problems.push("Enter the provider's base URL (it starts with https:// or http://).".into());
         }
-        if self.model.trim().is_empty() {
+        if self.model.trim().is_empty() && self.in_tab() {
+            problems.push("Choose a model to run in this tab, and download it once.".into());
+        } else if self.model.trim().is_empty() {
             problems.push("Enter a model name.".into());
         }
         if self.preset().is_some_and(|p| p.needs_key) && key.trim().is_empty() {
@@ -242,6 +244,12 @@ impl Settings {
         }
     }
 }
+
+/// The window of a model run in the tab: the context the runtime loads it
+/// with (`n_ctx` in `web/in_tab/engine.mjs`), and the longest answer asked
+/// by default: a 1–3 B model on a laptop's CPU writes a few tokens a
+/// second, and a RoleZero answer fits in 512.
+pub const IN_TAB_WINDOW: ModelWindow = ModelWindow::new(8192, 512);
 
 /// Local servers cost nothing to call.
 fn local_price(p: &Preset) -> Option<Price> {
@@ -337,7 +345,7 @@ mod tests {
     fn the_model_in_the_tab_is_free_keyless_and_short() {
         let mut s = Settings::default();
         s.choose_preset("intab");
-        assert_eq!(s.problems(""), vec!["Enter a model name.".to_string()]);
+        assert_eq!(s.problems(""), vec!["Choose a model to run in this tab, and download it once.".to_string()]);
         s.model = "http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf".into();
         s.custom_price = None;
         assert!(s.problems("").is_empty(), "{:?}", s.problems(""));

@@ -9,7 +9,8 @@
 
 use leptos::prelude::*;
 
-use crate::core::llm::in_tab::{self, size_text, MODELS, WINDOW};
+use crate::core::llm::in_tab::{self, size_text, MODELS};
+use crate::core::settings::IN_TAB_WINDOW as WINDOW;
 use crate::core::window::ModelWindow;
 use crate::web::in_tab as runtime;
 
@@ -167,7 +168,7 @@ pub fn InTabModel() -> impl IntoView {
             </Show>
             <p class="note" data-testid="intab-status" aria-live="polite">{status}</p>
             <Show when=move || progress.get().is_some()>
-                <progress data-testid="intab-progress"
+                <progress data-testid="intab-progress" aria-label="Model download"
                     max=move || progress.get().map(|(_, t)| t.max(1.0)).unwrap_or(1.0)
                     value=move || progress.get().map(|(g, _)| g).unwrap_or(0.0)></progress>
                 <button class="ghost" data-testid="intab-cancel" on:click=cancel>"Cancel"</button>

@@ -14,11 +14,6 @@
 /// instead of leaving the tab.
 pub const BASE_URL: &str = "https://in-this-tab.invalid/v1";
 
-/// The context the runtime loads a model with, and the longest answer
-/// asked by default: a 1–3 B model on a laptop's CPU writes a few tokens a
-/// second, and a RoleZero answer fits in 512.
-pub const WINDOW: crate::core::window::ModelWindow = crate::core::window::ModelWindow::new(8192, 512);
-
 /// One model the person can pick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TabModel {
