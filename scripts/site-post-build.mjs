@@ -14,6 +14,9 @@
 //    into lazy/pyodide/VERSION/, read by src/web/sandbox/python.js the first
 //    time a project has Python to run; the build fails when that file names
 //    another version than the package installed.
+//    And the in-tab model runtime, lazy/intab/ (src/web/in_tab/engine.mjs
+//    and wllama's module and wasm), loaded by src/web/in_tab/bridge.js when
+//    the "In this tab" provider is first used.
 // 2. Fills in the Content-Security-Policy: index.html carries the policy with
 //    the placeholder 'sha256-TRUNK-INLINE' and one inline module script (the
 //    wasm loader), and this replaces the placeholder with the hash of every
@@ -143,6 +146,20 @@ async function bundleSucrase() {
   copyFileSync(join(modules, 'sucrase', 'LICENSE'), join(out, 'LICENSE'));
 }
 
+function copyInTab() {
+  // The "In this tab" model runtime: our engine (src/web/in_tab/engine.mjs)
+  // and wllama beside it (its one ES module, with its Worker's code inside,
+  // and its one wasm), loaded the first time the in-tab provider is used.
+  // The service worker keeps them on first use, not at install (9 MB that
+  // most visitors never need).
+  const pkg = join(modules, '@wllama', 'wllama');
+  const out = join(staging, 'lazy', 'intab');
+  copyText(join(root, 'src', 'web', 'in_tab', 'engine.mjs'), join(out, 'engine.mjs'));
+  copyText(join(pkg, 'esm', 'index.js'), join(out, 'wllama.mjs'), withoutSourceMap);
+  copyFileSync(join(pkg, 'esm', 'wasm', 'wllama.wasm'), join(out, 'wllama.wasm'));
+  copyFileSync(join(pkg, 'LICENCE'), join(out, 'LICENCE'));
+}
+
 async function minifyStartup() {
   const { transformSync } = await import('esbuild');
   const app = join(staging, 'app');
@@ -187,6 +204,7 @@ copyMermaid();
 copyHighlight();
 copyPyodide();
 await bundleSucrase();
+copyInTab();
 await minifyStartup();
 versionApp();
 fillReloadScript();

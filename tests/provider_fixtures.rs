@@ -1101,7 +1101,8 @@ fn preset_urls() {
     check("litellm", "http://localhost:4000/chat/completions", false);
     check("llamacpp", "http://localhost:8080/v1/chat/completions", false);
     check("vllm", "http://localhost:8000/v1/chat/completions", false);
-    assert_eq!(PRESETS.len(), 13);
+    check("intab", "https://in-this-tab.invalid/v1/chat/completions", false);
+    assert_eq!(PRESETS.len(), 14);
     assert!(presets::preset("custom").is_some());
     let models: Vec<(&str, &str)> = PRESETS.iter().map(|p| (p.id, p.default_model)).collect();
     assert!(models.contains(&("openai", "gpt-4o-mini")));

@@ -152,7 +152,7 @@ fn call(id: &str) -> (Value, String) {
 #[test]
 fn response_format_goes_only_to_flagged_presets() {
     let flagged: Vec<&str> = PRESETS.iter().filter(|p| p.structured_output).map(|p| p.id).collect();
-    assert_eq!(flagged, ["openai", "openrouter", "ollama", "lmstudio", "llamacpp", "vllm"]);
+    assert_eq!(flagged, ["openai", "openrouter", "ollama", "lmstudio", "llamacpp", "vllm", "intab"]);
     for preset in PRESETS {
         let (body, text) = call(preset.id);
         let format = body.get("response_format");

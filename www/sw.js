@@ -10,7 +10,7 @@
 // old build may fetch its lazily loaded module from the old cache.)
 //
 // Deliberately not:
-// - any request but a GET of one of FILES (or the page's own address):
+// - any request but a GET of one of FILES or ON_USE (or the page's own address):
 //   provider API calls, the local model server and anything cross-origin go
 //   to the network untouched and are never stored.
 // The sandboxed frames (opaque origins) are not served from here, and need
@@ -18,11 +18,15 @@
 // is, built from files the app reads through this worker.
 const VERSION = 'TABTEAM-VERSION';
 const FILES = ['TABTEAM-FILES'];
+// Kept the first time the page fetches them, not at install: the in-tab
+// model runtime (lazy/intab/, 9 MB most visitors never use).
+const ON_USE = ['TABTEAM-ON-USE'];
 const PREFIX = 'tabteam-';
 const CACHE = `${PREFIX}${VERSION}`;
 
 const base = new URL('./', self.location.href);
 const own = new Set(FILES.map((f) => new URL(f, base).href));
+const onUse = new Set(ON_USE.map((f) => new URL(f, base).href));
 const page = new URL('index.html', base).href;
 
 self.addEventListener('install', (event) => {
@@ -47,6 +51,10 @@ self.addEventListener('fetch', (event) => {
   url.search = '';
   url.hash = '';
   const key = request.mode === 'navigate' && url.href === base.href ? page : url.href;
+  if (onUse.has(key)) {
+    event.respondWith(keptOnUse(key, request));
+    return;
+  }
   if (!own.has(key)) return;
   // A content-named folder never changes: the cache first. Everything else
   // (the page, sandbox/, ...) keeps its name from build to build: the network
@@ -71,4 +79,15 @@ async function networkFirst(key, request) {
     if (kept) return kept;
     throw offline;
   }
+}
+
+// This build's copy, once fetched, is served from this build's cache (its
+// name changes with the build, and so does the cache).
+async function keptOnUse(key, request) {
+  const cache = await caches.open(CACHE);
+  const kept = await cache.match(key);
+  if (kept) return kept;
+  const response = await fetch(request);
+  if (response.ok) await cache.put(key, response.clone()).catch(() => {});
+  return response;
 }

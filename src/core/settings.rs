@@ -128,6 +128,10 @@ impl Settings {
     /// The window table for a run: the known windows plus the person's.
     pub fn windows(&self) -> WindowTable {
         let mut table = WindowTable::default();
+        #[cfg(feature = "site")]
+        if self.in_tab() {
+            table.set(self.model.trim(), IN_TAB_WINDOW);
+        }
         if let Some(window) = self.custom_window {
             table.set(self.model.trim(), window);
         }
@@ -145,7 +149,16 @@ impl Settings {
         if let Some(price) = self.custom_price {
             table.set(&self.model, price);
         }
+        if self.in_tab() {
+            table.set(&self.model, Price::new(0.0, 0.0));
+        }
         table
+    }
+
+    /// The model runs in this tab (the site's "In this tab" provider): it
+    /// costs nothing, and its window and answer length are the runtime's.
+    pub fn in_tab(&self) -> bool {
+        cfg!(feature = "site") && self.preset == "intab"
     }
 
     /// The model `role` works with: its override, else the team's.
@@ -178,7 +191,9 @@ impl Settings {
         if !(self.base_url.starts_with("https://") || self.base_url.starts_with("http://")) {
             problems.push("Enter the provider's base URL (it starts with https:// or http://).".into());
         }
-        if self.model.trim().is_empty() {
+        if self.model.trim().is_empty() && self.in_tab() {
+            problems.push("Choose a model to run in this tab, and download it once.".into());
+        } else if self.model.trim().is_empty() {
             problems.push("Enter a model name.".into());
         }
         if self.preset().is_some_and(|p| p.needs_key) && key.trim().is_empty() {
@@ -220,16 +235,28 @@ impl Settings {
             model: self.model.trim().to_string(),
             api_key: (!key.trim().is_empty()).then(|| key.trim().to_string()),
             timeout_ms: DEFAULT_TIMEOUT_MS,
-            max_tokens: None,
+            // The model in the tab writes every token on this computer's
+            // CPU: answers are held to the window's output part, which
+            // the person can shorten in Settings.
+            max_tokens: self.in_tab().then(|| self.windows().window(self.model.trim()).output as u32),
             unreachable_hint: preset.map(|p| blocked_hint(p, origin)),
             structured_output: preset.is_some_and(|p| p.structured_output),
         }
     }
 }
 
+/// The window of a model run in the tab: the context the runtime loads it
+/// with (`n_ctx` in `web/in_tab/engine.mjs`), and the longest answer asked
+/// by default: a 1–3 B model on a laptop's CPU writes a few tokens a
+/// second, and a RoleZero answer fits in 512.
+pub const IN_TAB_WINDOW: ModelWindow = ModelWindow::new(8192, 512);
+
 /// Local servers cost nothing to call.
 fn local_price(p: &Preset) -> Option<Price> {
-    (p.base_url.starts_with("http://localhost") || p.base_url.starts_with("http://127.0.0.1")).then_some(Price::new(0.0, 0.0))
+    let local = p.base_url.starts_with("http://localhost") || p.base_url.starts_with("http://127.0.0.1");
+    // The model in the tab runs on the person's own computer.
+    let in_tab = cfg!(feature = "site") && p.id == "intab";
+    (local || in_tab).then_some(Price::new(0.0, 0.0))
 }
 
 #[cfg(test)]
@@ -309,5 +336,26 @@ mod tests {
         for kind in TeamKind::ALL {
             assert_eq!(TeamKind::from_id(kind.id()), Some(kind));
         }
+    }
+
+    /// The model in the tab: no key, no price to enter (whatever the model
+    /// field was typed to), the runtime's window, and answers held to its
+    /// output part, which the person may shorten.
+    #[test]
+    fn the_model_in_the_tab_is_free_keyless_and_short() {
+        let mut s = Settings::default();
+        s.choose_preset("intab");
+        assert_eq!(s.problems(""), vec!["Choose a model to run in this tab, and download it once.".to_string()]);
+        s.model = "http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf".into();
+        s.custom_price = None;
+        assert!(s.problems("").is_empty(), "{:?}", s.problems(""));
+        assert_eq!(s.model_price(), Some(Price::new(0.0, 0.0)));
+        let config = s.provider_config("", None);
+        assert_eq!((config.max_tokens, config.structured_output, config.api_key), (Some(512), true, None));
+        s.custom_window = Some(ModelWindow::new(8192, 96));
+        assert_eq!(s.provider_config("", None).max_tokens, Some(96));
+        // Another provider's answers are not bounded here.
+        s.choose_preset("openai");
+        assert_eq!(s.provider_config("k", None).max_tokens, None);
     }
 }

@@ -89,7 +89,10 @@ pub(crate) fn host(shared: Shared) -> Host {
     if let Some(host) = shared.host() {
         return host;
     }
-    let edge = Rc::new(BrowserEdge::site());
+    // Requests for the in-tab preset go to the model in the page.
+    let site = BrowserEdge::site();
+    let way = Rc::new(crate::web::in_tab::InTabTransport::new(site.transport().clone()));
+    let edge = Rc::new(site.with_llm_transport(way));
     let store = shared.store.get_value().map(|s| s as Rc<dyn Store>);
     let host = Host::new(edge.clone(), store, Rc::new(Page(shared)), shared.settings.get_untracked(), shared.key.get_untracked());
     shared.edge.set_value(Some(edge));

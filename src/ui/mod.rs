@@ -13,6 +13,7 @@
 mod docs;
 mod first_card;
 mod host;
+mod in_tab_model;
 mod lazy;
 mod preview;
 mod progressive;

@@ -2,7 +2,8 @@
 //! with one sentence on what happens to the key) sit in the first card and
 //! in the Settings dialog; `SettingsFields` (base URL, price, remember the
 //! key, budget, rounds, team, per-role models) only in the dialog. They
-//! edit `Settings`; checking them is `Settings::problems`. Where they are
+//! edit `Settings`; checking them is `Settings::problems`. With the "In
+//! this tab" provider, `in_tab_model` replaces the model and key fields. Where they are
 //! shown is `first_card` and `settings_dialog`'s business, not this file's.
 
 use leptos::prelude::*;
@@ -11,6 +12,7 @@ use crate::core::cost::Price;
 use crate::core::llm::presets::PRESETS;
 use crate::core::settings::TeamKind;
 
+use super::in_tab_model::InTabModel;
 use super::role_models::RoleModels;
 use super::Shared;
 
@@ -27,6 +29,8 @@ pub fn ProviderFields() -> impl IntoView {
     let settings = shared.settings;
     let needs_key = move || settings.with(|s| s.preset().is_none_or(|p| p.needs_key));
     let provider = move || settings.with(|s| s.preset().map(|p| p.label).unwrap_or("the provider").to_string());
+    // The model in the tab needs no key: its own fields replace these.
+    let in_tab = move || settings.with(|s| s.in_tab());
     let attention = move || shared.state.with(|s| s.needs_key()) && shared.key.with(|k| k.trim().is_empty());
     view! {
         <div class="fields provider-fields">
@@ -39,6 +43,7 @@ pub fn ProviderFields() -> impl IntoView {
                     {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
                 </select>
             </label>
+            <Show when=move || !in_tab() fallback=|| view! { <InTabModel/> }>
             <label>"Model"
                 <input type="text" data-testid="model"
                     prop:value=move || settings.with(|s| s.model.clone())
@@ -58,6 +63,7 @@ pub fn ProviderFields() -> impl IntoView {
             } else {
                 format!("Leave it empty unless your server asks for one (a LiteLLM proxy with a master key does); a key goes only from this browser to {}.", provider())
             }}</p>
+            </Show>
         </div>
     }
 }

@@ -51,9 +51,22 @@ pub async fn send(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result
     let fetch: js_sys::Function = fetch.dyn_into().map_err(|_| TransportError::Network("fetch is not available".into()))?;
     let promise: js_sys::Promise = fetch.call1(&global, &req).map_err(js_error)?.unchecked_into();
     let response: Response = JsFuture::from(promise).await.map_err(|e| aborted_or(signal, e))?.unchecked_into();
-    let head = HttpResponseHead::new(response.status(), header_pairs(&response.headers()));
-    let reader = response.body().map(|body| body.get_reader().unchecked_into::<ReadableStreamDefaultReader>());
-    Ok(FetchResponse { head, reader })
+    Ok(FetchResponse::from(response))
+}
+
+impl From<Response> for FetchResponse {
+    /// A `Response` made by the page itself (the model in the tab) read
+    /// like one that came over the network.
+    fn from(response: Response) -> Self {
+        let head = HttpResponseHead::new(response.status(), header_pairs(&response.headers()));
+        let reader = response.body().map(|body| body.get_reader().unchecked_into::<ReadableStreamDefaultReader>());
+        FetchResponse { head, reader }
+    }
+}
+
+/// A rejected promise as a [`TransportError`] (aborted when `signal` is).
+pub fn rejected(signal: Option<&AbortSignal>, e: JsValue) -> TransportError {
+    aborted_or(signal, e)
 }
 
 impl FetchResponse {

@@ -7,6 +7,8 @@ pub mod edge;
 pub mod fetch;
 pub mod idb;
 pub mod idb_store;
+#[cfg(feature = "site")]
+pub mod in_tab;
 pub mod replay;
 pub mod session;
 pub mod sandbox;

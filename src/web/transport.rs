@@ -13,7 +13,7 @@ use futures::future::LocalBoxFuture;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::AbortController;
+use web_sys::{AbortController, AbortSignal};
 
 use super::fetch::{self, FetchResponse, TransportError};
 use crate::core::llm::client::{Body, Runtime, Transport, TransportFailure};
@@ -76,11 +76,28 @@ impl Body for FetchBody {
     }
 }
 
+/// What answers a request in place of `fetch` (the model in the tab):
+/// the request and the signal Stop and the time limit abort.
+pub type Sender = fn(HttpRequest, AbortSignal) -> LocalBoxFuture<'static, Result<FetchResponse, TransportError>>;
+
 impl Transport for FetchTransport {
     fn send(
         &self,
         request: HttpRequest,
         timeout_ms: u64,
+    ) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>> {
+        self.send_with(request, timeout_ms, |request, signal| Box::pin(async move { fetch::send(&request, Some(&signal)).await }))
+    }
+}
+
+impl FetchTransport {
+    /// [`Transport::send`] through `sender` instead of `fetch`, with the
+    /// same time limit on the head and the same Stop.
+    pub fn send_with(
+        &self,
+        request: HttpRequest,
+        timeout_ms: u64,
+        sender: Sender,
     ) -> LocalBoxFuture<'static, Result<(HttpResponseHead, Box<dyn Body>), TransportFailure>> {
         let stop = self.stop.clone();
         Box::pin(async move {
@@ -99,7 +116,7 @@ impl Transport for FetchTransport {
                 })
             };
             let signal = controller.signal();
-            let result = fetch::send(&request, Some(&signal)).await;
+            let result = sender(request, signal).await;
             clear_timeout(timer);
             match result {
                 Ok(response) => {

@@ -13,6 +13,8 @@ pub mod codec;
 pub mod framing;
 pub mod gemini;
 pub mod http;
+#[cfg(feature = "site")]
+pub mod in_tab;
 pub mod openai;
 pub mod presets;
 pub mod replay;

@@ -157,6 +157,20 @@ pub const PRESETS: &[Preset] = &[
         cors_hint: "The proxy must allow this site's origin in its CORS settings; check that it is running.",
         structured_output: false,
     },
+    // The model runs in the page itself (site only: the widget has no
+    // model runtime). Its runtime answers the OpenAI protocol and
+    // constrains answers to the schema; no key, no price.
+    #[cfg(feature = "site")]
+    Preset {
+        id: "intab",
+        label: "In this tab (no key, no account)",
+        protocol: &OpenAi,
+        base_url: super::in_tab::BASE_URL,
+        default_model: "",
+        needs_key: false,
+        cors_hint: "The model file's server must allow this site to download it (Hugging Face does); once downloaded, the model needs no network.",
+        structured_output: true,
+    },
     Preset {
         id: "custom",
         label: "Custom OpenAI-compatible URL",
