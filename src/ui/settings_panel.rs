@@ -78,6 +78,9 @@ pub fn SettingsFields() -> impl IntoView {
         None => "No known price for this model: enter it here.".into(),
     };
     let hint = move || settings.with(|s| s.preset().map(|p| p.cors_hint.to_string()).unwrap_or_default());
+    // In this tab there is no address, key or price to give: the model
+    // runs on this computer, for $0.
+    let in_tab = move || settings.with(|s| s.in_tab());
     // Ticked, the key is kept at once (and again when it is typed), as
     // unticking forgets it at once: not only at the next Start.
     let remember = Memo::new(move |_| settings.with(|s| s.remember_key));
@@ -98,6 +101,7 @@ pub fn SettingsFields() -> impl IntoView {
     };
     view! {
         <div class="fields">
+            <Show when=move || !in_tab() fallback=move || view! { <p class="note wide">{hint}</p> }>
             <label class="wide">"Base URL"
                 <input type="url" data-testid="base-url"
                     prop:value=move || settings.with(|s| s.base_url.clone())
@@ -121,7 +125,9 @@ pub fn SettingsFields() -> impl IntoView {
                     } />
                 <label for="remember">"Remember the key on this device (kept in this browser's storage until you untick it)"</label>
             </span>
+            </Show>
             <p class="note wide" data-testid="price">{price_text}</p>
+            <Show when=move || !in_tab()>
             <label>"Price in, $ per million tokens"
                 <input type="number" min="0" step="0.01" data-testid="price-in"
                     prop:value=move || settings.with(|s| s.model_price().map(|p| p.input_per_mtok.to_string()).unwrap_or_default())
@@ -132,6 +138,7 @@ pub fn SettingsFields() -> impl IntoView {
                     prop:value=move || settings.with(|s| s.model_price().map(|p| p.output_per_mtok.to_string()).unwrap_or_default())
                     on:change=move |ev| set_price(false, event_target_value(&ev)) />
             </label>
+            </Show>
             <label>"Budget, $"
                 <input type="number" min="0.01" step="0.5" data-testid="budget" aria-describedby="budget-note"
                     prop:value=move || settings.with(|s| s.budget.to_string())

@@ -146,6 +146,8 @@ test('a visitor with no key picks In this tab, downloads the model once, and the
     await page.getByTestId('intab-output').dispatchEvent('change');
     await page.getByTestId('team').selectOption('assistant');
     assert.match(await page.getByTestId('price').textContent(), /\$0\.00 \/ \$0\.00/);
+    // No address, key or price to give for a model in the tab.
+    for (const id of ['base-url', 'remember', 'price-in', 'price-out']) assert.equal(await page.getByTestId(id).count(), 0, id);
     await closeSettings(page);
 
     // The run: no key asked for; the model in the tab streams its answer
