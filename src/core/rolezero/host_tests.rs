@@ -48,6 +48,18 @@ fn cmds(json: &str) -> String {
     format!("Let me do that.\n```json\n{json}\n```")
 }
 
+/// The assistant Tabby alone, on `llm` (priced, with $10), events to `sink`.
+fn tabby_team(llm: &ScriptedLlm, sink: EventSink) -> Team {
+    let mut team = Team::new("a web page", Rc::new(llm.clone()), sink);
+    let mut prices = PriceTable::empty();
+    prices.set(MODEL, Price::new(1.0, 1.0));
+    team.ledger.borrow_mut().prices = prices;
+    team.invest(10.0);
+    team.hire([RoleZero::new(ZeroConfig::default(), |_| {}).into_role(RoleSpec::new("Tabby", "Assistant").goal("help"))]);
+    team.env.world.human = Rc::new(ScriptedHuman::new(Vec::<&str>::new()));
+    team
+}
+
 fn request_text(llm: &ScriptedLlm, call: usize) -> (String, String) {
     let request = &llm.requests()[call];
     let first = request.messages.first().map(|m| m.content.to_string()).unwrap_or_default();
@@ -62,13 +74,7 @@ cross_test! {
             cmds(r#"[{"command_name": "Host.add_todo", "args": {"text": "buy milk"}}]"#),
             cmds(r#"[{"command_name": "RoleZero.reply_to_human", "args": {"content": "Added buy milk."}}, {"command_name": "end"}]"#),
         ]);
-        let mut team = Team::new("a web page", Rc::new(llm.clone()), EventSink::default());
-        let mut prices = PriceTable::empty();
-        prices.set(MODEL, Price::new(1.0, 1.0));
-        team.ledger.borrow_mut().prices = prices;
-        team.invest(10.0);
-        team.hire([RoleZero::new(ZeroConfig::default(), |_| {}).into_role(RoleSpec::new("Tabby", "Assistant").goal("help"))]);
-        team.env.world.human = Rc::new(ScriptedHuman::new(Vec::<&str>::new()));
+        let mut team = tabby_team(&llm, EventSink::default());
 
         let page = Rc::new(TodoPage::default());
         let host = Rc::new(HostTools::new(page.clone()));
@@ -126,13 +132,7 @@ cross_test! {
         ]);
         let view = Rc::new(RefCell::new(crate::core::view::RunView::default()));
         let sink = view.clone();
-        let mut team = Team::new("a web page", Rc::new(llm.clone()), EventSink::new(move |e| sink.borrow_mut().apply(e)));
-        let mut prices = PriceTable::empty();
-        prices.set(MODEL, Price::new(1.0, 1.0));
-        team.ledger.borrow_mut().prices = prices;
-        team.invest(10.0);
-        team.hire([RoleZero::new(ZeroConfig::default(), |_| {}).into_role(RoleSpec::new("Tabby", "Assistant").goal("help"))]);
-        team.env.world.human = Rc::new(ScriptedHuman::new(Vec::<&str>::new()));
+        let mut team = tabby_team(&llm, EventSink::new(move |e| sink.borrow_mut().apply(e)));
         let page = Rc::new(ApprovingPage { view: view.clone(), seen: RefCell::default() });
         let host = Rc::new(HostTools::new(page.clone()));
         let schema = json!({"type": "object", "properties": {"text": {"type": "string", "description": "the item"}}, "required": ["text"]});
