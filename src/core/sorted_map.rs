@@ -1,7 +1,7 @@
 //! The core's maps and sets are sorted vectors: `litemap::LiteMap` and
 //! [`SortedSet`] here. For the handful of entries they hold they are as
 //! fast as a B-tree and much smaller in the wasm (a B-tree's code comes
-//! once per key and value type: ~10 KB gzip of the widget, whose budget is
+//! once per key and value type: ~14 KB gzip of the widget, whose budget is
 //! issue #37's). What `LiteMap` lacks is here too: iterating from a key on.
 //! Both keep the order, equality and JSON form of `BTreeMap`/`BTreeSet`,
 //! so what was saved with those reads back the same.
