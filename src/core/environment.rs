@@ -126,7 +126,7 @@ impl Environment {
                     let error = e.to_string();
                     // Kept with the session: a reopened one shows it too.
                     if let Ok(mut project) = world.project.try_borrow_mut() {
-                        project.shown_error(world.ids.borrow().peek(), name, &error);
+                        project.shown_error(world.ids.borrow().peek(), name, &error, e.partial_text());
                     }
                     world.events.emit(TeamEvent::RoleFailed { role: name.clone(), error });
                     report.failures.push((name.to_string(), e));

@@ -41,6 +41,17 @@ pub enum RoleError {
     SameErrorTwice { role: String, error: String },
 }
 
+impl RoleError {
+    /// What had arrived of an answer this error cut off ("" when none):
+    /// kept with the error bubble, so a reopened session shows it too.
+    pub fn partial_text(&self) -> &str {
+        match self {
+            RoleError::Llm(LlmError::Truncated { partial_text }) => partial_text,
+            _ => "",
+        }
+    }
+}
+
 /// `text` without its closing full stop, for a sentence that goes on.
 fn without_stop(text: &str) -> &str {
     text.trim_end().trim_end_matches('.')

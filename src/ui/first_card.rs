@@ -1,7 +1,8 @@
 //! The first card: what the page shows while no run is open, where the
 //! composer will be. Provider, model and key (`ProviderFields`), the idea,
-//! Start, and "Replay a sample run" beside it. Everything else is in the
-//! Settings dialog; this card links to it.
+//! Start, and "Replay a sample run" beside it; the recent sessions, each a
+//! click from open (the full list, with its actions, is the switcher's).
+//! Everything else is in the Settings dialog; this card links to it.
 //!
 //! Starting hands the idea to `lazy::start`; checking what is missing is
 //! `Settings::problems`, shown here in words.
@@ -13,6 +14,9 @@ use super::settings_dialog::SettingsDialogState;
 use super::settings_panel::ProviderFields;
 use super::{lazy, Shared, MAX_IDEA_CHARS};
 use crate::web::settings_store;
+
+/// How many sessions the card lists.
+const RECENT: usize = 5;
 
 /// `idea` is the page's, not the card's: a start that fails (the team's
 /// code could not be loaded) brings the card back with the idea in it.
@@ -31,6 +35,8 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
         }
         p
     };
+    // The list comes newest first (`sort_sessions`); a few: the switcher has them all.
+    let recent = move || shared.sessions.with(|list| list.iter().take(RECENT).cloned().collect::<Vec<_>>());
     let start = move || {
         if !problems().is_empty() || shared.running.get_untracked() {
             return;
@@ -84,6 +90,21 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
                 {move || problems().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
             </ul>
             {move || notice.get().map(|n| view! { <p class="error">{n}</p> })}
+            <Show when=move || shared.sessions.with(|l| !l.is_empty())>
+                <nav class="recent" aria-labelledby="recent-title" data-testid="recent-sessions">
+                    <h3 id="recent-title">"Recent sessions"</h3>
+                    <ul>
+                        {move || recent().into_iter().map(|s| {
+                            let id = s.id.clone();
+                            let open = move |_| {
+                                let id = id.clone();
+                                leptos::task::spawn_local(async move { lazy::open(shared, id).await });
+                            };
+                            view! { <li><button class="link" data-testid="recent-session" on:click=open>{s.title.clone()}</button></li> }
+                        }).collect_view()}
+                    </ul>
+                </nav>
+            </Show>
             <p class="note">
                 "Base URL, prices, budget, rounds, the team and a model per role are in "
                 <button class="link" data-testid="more-settings" on:click=move |_| dialog.show()>"Settings"</button>"."

@@ -2,9 +2,10 @@
 //! with the run module, the page as its listener (events folded into the
 //! view, the state held as pushed), and the calls a click makes (start,
 //! open, resume, close, the replay, the switcher's store actions). On
-//! load, a session that was running when the tab closed is opened again
-//! as "interrupted" and continues with one click (or at once, with
-//! "continue interrupted runs automatically": the host's rule).
+//! load, the session this tab last had open is opened again (a reload
+//! keeps the person where they were), else one that was running when its
+//! tab closed, as "interrupted", which continues with one click (or at
+//! once, with "continue interrupted runs automatically": the host's rule).
 //!
 //! Not here: any rule of a session (what may go when, what is saved: the
 //! host's), or a component (the switcher is `sessions`).
@@ -17,7 +18,7 @@ use leptos::task::spawn_local;
 use crate::core::events::TeamEvent;
 use crate::core::host::{Host, HostState, Listener};
 use crate::core::settings::Settings;
-use crate::core::store::{file_stem, SessionStatus, Store};
+use crate::core::store::{file_stem, session_to_reopen, Arrival, Store};
 use crate::core::view::RunView;
 use crate::web::download;
 use crate::web::edge::BrowserEdge;
@@ -25,9 +26,10 @@ use crate::web::idb_store::IdbStore;
 use crate::web::session::now_ms;
 
 use super::Shared;
+use crate::web::settings_store;
 
-/// Open the store, list the sessions, and reopen one that was running when
-/// the tab closed.
+/// Open the store, list the sessions, and reopen the one this tab last had
+/// open, or one that was running when its tab closed.
 pub fn boot(shared: Shared) {
     // Claim the tab's holder id beside the store's opening (see `tab_id`).
     crate::web::tab_id::start_claim();
@@ -39,13 +41,21 @@ pub fn boot(shared: Shared) {
                 return;
             }
         };
+        // Read before anything is opened (opening notes it again).
+        let last = settings_store::last_open();
         shared.store.set_value(Some(store.clone()));
         shared.store_ready.set(true);
         refresh(shared).await;
-        let interrupted = shared.sessions.with_untracked(|list| {
-            list.iter().find(|s| matches!(s.status, SessionStatus::Running | SessionStatus::Interrupted)).map(|s| s.id.clone())
-        });
-        if let Some(id) = interrupted {
+        // The rule is the core's: this tab's last session, else one a
+        // closed tab cut off; none for a share link or `#new`.
+        let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+        let arrival = Arrival::of(&hash, last.as_deref());
+        if arrival == Arrival::NewSession {
+            // Asked once: a reload after the new session starts reopens it.
+            crate::web::share::forget();
+        }
+        let reopen = shared.sessions.with_untracked(|list| session_to_reopen(list, arrival).map(str::to_string));
+        if let Some(id) = reopen {
             super::lazy::open(shared, id).await;
         }
     });
@@ -77,6 +87,9 @@ impl Listener for Page {
     fn state(&self, state: &HostState) {
         let standing = |s: &HostState| (s.session_id.clone(), s.running(), std::mem::discriminant(&s.phase), s.saves);
         let changed = self.0.state.with_untracked(|old| standing(old) != standing(state));
+        if self.0.state.with_untracked(|old| old.session_id != state.session_id) {
+            settings_store::set_last_open(state.session_id.as_deref());
+        }
         self.0.state.set(state.clone());
         if changed {
             spawn_local(refresh(self.0));

@@ -26,7 +26,6 @@ pub fn RunPanel() -> impl IntoView {
                 <Toolbar/>
                 <super::workspace::Workspace
                     talk=ViewFn::from(move || view! {
-                        <ReplayBanner/>
                         // Made again for each session: rows are keyed by entry id,
                         // which another session's entries share.
                         {move || { shared.session_id.track(); view! { <Conversation/> } }}
@@ -83,7 +82,12 @@ fn Toolbar() -> impl IntoView {
                 </table>
                 </div>
             </details>
-            <button data-testid="stop" class="small" disabled=move || !shared.state.with(|s| s.can_stop()) on:click=stop>"Stop"</button>
+            // The one Stop on the page (the composer offers none): beside
+            // the status, so it is there whichever side a phone shows;
+            // shown only while there is something to stop, like Resume.
+            <Show when=move || shared.state.with(|s| s.can_stop())>
+                <button data-testid="stop" class="small" on:click=stop>"Stop"</button>
+            </Show>
             // Offered only when there is work to carry on (the host's
             // `can_resume`): not during a run, nor after one that is done
             // (unless the plan was edited since).
@@ -112,6 +116,9 @@ fn Conversation() -> impl IntoView {
     let is_long = move || total.get() > LONG_CONVERSATION;
     view! {
         <section class="card conversation" class:long=is_long aria-label="Conversation" data-testid="conversation" node_ref=pane>
+            // The replay's note opens the conversation and scrolls with it:
+            // above a scrolling pane it stood over the message under it.
+            <ReplayBanner/>
             <For each=move || groups(from.get(), total.get()) key=|group| *group let:group>
                 <RowGroup group=group/>
             </For>

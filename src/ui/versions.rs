@@ -98,13 +98,10 @@ pub fn Composer() -> impl IntoView {
                 }
             ></textarea>
             <div class="row">
-                <Show when=move || !shared.state.with(|s| s.can_stop()) fallback=move || view! {
-                    // While the team works (or a request waits), the composer's button stops it.
-                    <button data-testid="composer-stop" on:click=move |_| if let Some(host) = shared.host() { host.stop() }>"Stop"</button>
-                }>
-                    <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
-                        on:click=move |_| send()>"Send"</button>
-                </Show>
+                // While the team works (or a request waits), Send waits; the
+                // status bar's Stop is the one way to stop it.
+                <button class="primary" data-testid="send" disabled=move || !at_rest() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| send()>"Send"</button>
                 {move || (!at_rest()).then(|| view! { <span class="note" data-testid="composer-note">{move || if shared.replay.get() {
                     crate::core::host::Refusal::Replay.to_string()
                 } else if let Some(why) = shared.waiting() {

@@ -8,6 +8,9 @@ use crate::core::settings::Settings;
 const SETTINGS: &str = "tabteam.settings.v1";
 const KEY: &str = "tabteam.key.v1";
 const VISITED: &str = "tabteam.visited.v1";
+/// The session this tab last had open (none after "New session"), in the
+/// tab's `sessionStorage`: a reload reopens it, another tab does not.
+const LAST_OPEN: &str = "tabteam.open.v1";
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -80,4 +83,23 @@ pub fn first_visit() -> bool {
     let first = s.get_item(VISITED).ok().flatten().is_none();
     let _ = s.set_item(VISITED, "1");
     first
+}
+
+fn tab_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// The session this tab last had open, to reopen on the next load
+/// (`core::store::session_to_reopen` decides).
+pub fn last_open() -> Option<String> {
+    tab_storage()?.get_item(LAST_OPEN).ok().flatten().filter(|id| !id.is_empty())
+}
+
+/// Note the session open now (`None`: the first card, by "New session").
+pub fn set_last_open(id: Option<&str>) {
+    let Some(s) = tab_storage() else { return };
+    let _ = match id {
+        Some(id) => s.set_item(LAST_OPEN, id),
+        None => s.remove_item(LAST_OPEN),
+    };
 }

@@ -44,6 +44,10 @@ struct Model {
     scripted: ScriptedLlm,
     gate: Rc<futures::lock::Mutex<()>>,
     stopped: Rc<Cell<bool>>,
+    /// Calls made so far, and (call, characters): that call's stream
+    /// breaks off after so many characters, as a cut connection does.
+    calls: Rc<Cell<usize>>,
+    cut: Rc<Cell<Option<(usize, usize)>>>,
 }
 
 impl Llm for Model {
@@ -53,12 +57,24 @@ impl Llm for Model {
 
     fn stream(&self, request: ChatRequest) -> LocalBoxStream<'static, Result<StreamEvent, LlmError>> {
         let (scripted, gate, stopped) = (self.scripted.clone(), self.gate.clone(), self.stopped.clone());
+        let call = self.calls.get();
+        self.calls.set(call + 1);
+        let cut = self.cut.get().and_then(|(at, chars)| (at == call).then_some(chars));
         futures::stream::once(async move {
             drop(gate.lock().await);
             if stopped.get() {
                 return futures::stream::once(async { Err(LlmError::Cancelled) }).boxed_local();
             }
-            scripted.stream(request)
+            let Some(chars) = cut else { return scripted.stream(request) };
+            // What arrived before the cut, then the error the client gives.
+            let mut text = String::new();
+            for event in scripted.stream(request).collect::<Vec<_>>().await {
+                if let Ok(StreamEvent::Delta(delta)) = event {
+                    text.push_str(&delta);
+                }
+            }
+            let partial: String = text.chars().take(chars).collect();
+            futures::stream::iter([Ok(StreamEvent::Delta(partial.clone())), Err(LlmError::Truncated { partial_text: partial })]).boxed_local()
         })
         .flatten()
         .boxed_local()
@@ -169,8 +185,13 @@ struct World {
 
 impl World {
     fn new(turns: Vec<String>) -> Self {
-        let model =
-            Model { scripted: ScriptedLlm::from_texts("scripted", turns), gate: Rc::default(), stopped: Rc::default() };
+        let model = Model {
+            scripted: ScriptedLlm::from_texts("scripted", turns),
+            gate: Rc::default(),
+            stopped: Rc::default(),
+            calls: Rc::default(),
+            cut: Rc::default(),
+        };
         Self { pool: LocalPool::new(), store: Rc::default(), model }
     }
 
@@ -363,6 +384,43 @@ fn the_status_after_a_reload_or_a_restore_is_the_live_one() {
     assert!(state.is_current(3) && !state.is_current(2) && !state.is_current(9), "restoring version 3 would change nothing");
     let tab = reload(&mut world, tab);
     assert_eq!(tab.page.status(), "Done: version 3 (version 1 restored) is ready.", "reopened after the restore");
+}
+
+/// Issue #32, item 7: an answer whose stream broke off keeps what arrived,
+/// marked as cut off, under it the error that says what to do; a reload
+/// shows the same, and Resume asks again and finishes.
+#[test]
+fn a_cut_off_answer_keeps_what_arrived_live_and_after_a_reload() {
+    // Mike's first answer (call 1, after the quiet classification) breaks
+    // off 20 characters in; Resume gets it whole.
+    let mut turns = first_run();
+    turns.insert(1, turns[1].clone());
+    let arrived: String = turns[1].chars().take(20).collect();
+    let mut world = World::new(turns);
+    world.model.cut.set(Some((1, 20)));
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    let shown = |tab: &Tab| -> Vec<String> {
+        tab.page.shown.borrow().entries.iter().map(|e| format!("{} [{}] {}", e.role, e.kind.class(), e.text)).collect()
+    };
+    let live = shown(&tab);
+    let cut = format!("Mike [answer] {} {}", arrived.trim_end(), crate::core::view::CUT_OFF);
+    let error = "Mike [error] The answer broke off after 20 characters, before the provider said it was done. Resume to ask again.";
+    assert_eq!(live[live.len() - 2..], [cut.clone(), error.to_string()], "{live:#?}");
+    assert!(tab.page.status().starts_with("Paused after an error."), "{}", tab.page.status());
+
+    // Reloaded: the same conversation, what arrived included.
+    drop(tab);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    assert_eq!(shown(&tab), live, "reopened");
+    tab.host.resume().unwrap();
+    world.settle();
+    assert_eq!(tab.page.status(), "Done: version 1 is ready.");
+    let done = shown(&tab);
+    assert_eq!(done[..live.len()], live[..], "the cut-off answer and its error stay where they were");
 }
 
 #[test]

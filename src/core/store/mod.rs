@@ -28,6 +28,7 @@
 //! - `data`: `SessionData` (a loaded session) ↔ `TeamSnapshot`.
 //! - `export`: the versioned JSON export, its migrations and validation.
 //! - `writer`: `SessionWriter`, write-through for a running team.
+//! - `reopen` (site): which session the page opens on load.
 //! - `memory`: `MemoryStore`, for native tests and as a fallback.
 //! - `contract`: the tests every `Store` must pass (compiled in normal
 //!   builds, so the browser tests run them against IndexedDB).
@@ -39,6 +40,8 @@ mod export;
 mod memory;
 mod none;
 mod record;
+#[cfg(feature = "site")]
+mod reopen;
 mod tracker;
 mod writer;
 
@@ -59,6 +62,8 @@ pub use record::{
     RoleRecord, SessionRecord, SessionSettings, SessionStatus, SCHEMA_VERSION,
 };
 pub use record::{session_id, sort_sessions};
+#[cfg(feature = "site")]
+pub use reopen::{session_to_reopen, Arrival};
 pub use tracker::{Changes, Pending, Tracker};
 pub use writer::SessionWriter;
 

@@ -76,21 +76,25 @@ pub struct ProjectLog {
 pub const SHOWN_ERRORS: usize = 50;
 
 /// An error bubble of the conversation: who failed, the text the person
-/// saw, and the last message id given out before it (its place).
+/// saw, the last message id given out before it (its place), and what had
+/// arrived of an answer the error cut off (shown above it, marked so).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShownError {
     pub after: u64,
     pub role: String,
     pub text: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub partial: String,
 }
 
 impl ProjectLog {
-    /// Keep an error the conversation shows, after message `after`.
-    pub fn shown_error(&mut self, after: u64, role: &str, text: &str) {
+    /// Keep an error the conversation shows, after message `after`, with
+    /// the `partial` answer it cut off (empty: none).
+    pub fn shown_error(&mut self, after: u64, role: &str, text: &str, partial: &str) {
         if self.errors.len() >= SHOWN_ERRORS {
             self.errors.remove(0);
         }
-        self.errors.push(ShownError { after, role: role.to_owned(), text: text.to_owned() });
+        self.errors.push(ShownError { after, role: role.to_owned(), text: text.to_owned(), partial: partial.to_owned() });
     }
 }
 

@@ -248,13 +248,24 @@ impl RunView {
         entry.text.push_str(text);
     }
 
+    /// A stream ended by an error or a stop: what arrived stays, marked.
     fn end_stream(&mut self, role: &str) {
         if let Some(i) = self.live.remove(role) {
             self.entries[i].live = false;
             if !self.entries[i].text.is_empty() {
-                self.entries[i].text.push_str(" …(abandoned)");
+                let (text, commands) = cut_off(&self.entries[i].text);
+                self.entries[i].text = text;
+                self.entries[i].commands = commands;
             }
         }
+    }
+
+    /// An answer an error cut off, as saved with the error (`ShownError::
+    /// partial`): shown as the live stream ended (`end_stream`).
+    pub(crate) fn push_cut_off(&mut self, role: &str, partial: &str) {
+        let (text, commands) = cut_off(partial);
+        let i = self.push(role, EntryKind::Answer, text);
+        self.entries[i].commands = commands;
     }
 
     pub(crate) fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
@@ -262,6 +273,18 @@ impl RunView {
         self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, deeds: Vec::new(), live: false });
         self.entries.len() - 1
     }
+}
+
+/// How the conversation marks an answer whose stream broke off.
+pub const CUT_OFF: &str = "…(cut off before the end)";
+
+/// What arrived of a broken-off answer, read as a finished one is (its
+/// thoughts, its commands folded), marked as cut off: the same live and
+/// reopened.
+fn cut_off(text: &str) -> (String, Option<String>) {
+    let (thoughts, commands) = split_commands(text);
+    let thoughts = thoughts.trim_end();
+    (if thoughts.is_empty() { CUT_OFF.to_string() } else { format!("{thoughts} {CUT_OFF}") }, commands)
 }
 
 #[cfg(test)]
@@ -318,9 +341,9 @@ mod tests {
         assert!(!v.busy.contains_key("Alice"));
         assert_eq!(v.cost.get("Alice").unwrap().calls, 1);
         assert!((v.total_dollars - 0.25).abs() < 1e-9);
-        // Bob's stream is cut by a stop: shown as abandoned, not as done.
+        // Bob's stream is cut by a stop: what arrived stays, marked as cut off, not as done.
         v.apply(&TeamEvent::Stopped { reason: StopReason::Cancelled });
-        assert_eq!(v.entries[1].text, "Designing …(abandoned)");
+        assert_eq!(v.entries[1].text, "Designing …(cut off before the end)");
         assert_eq!(v.state, RunState::Stopped(StopReason::Cancelled));
     }
 

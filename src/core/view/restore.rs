@@ -11,10 +11,11 @@
 //! repeat the model was asked to redo, a broken answer it repaired) are
 //! kept as such and shown without their commands; the error bubbles come
 //! from the session's `ProjectLog::errors`, each after the message it
-//! followed. What is not rebuilt: answers of roles that keep no answers in
-//! memory (the fixed-SOP
-//! company's documents show as its published messages) and the streaming
-//! text of a call the reload cut off (it was not finished: it is made again).
+//! followed, under what had arrived of an answer the error cut off (kept
+//! with it). What is not rebuilt: answers of roles that keep no answers in
+//! memory (the fixed-SOP company's documents show as its published
+//! messages), and the streaming text of a call the reload cut off comes
+//! from the page (`Edge::abandoned`), not from the snapshot.
 
 use crate::core::sorted_map::SortedSet;
 
@@ -31,6 +32,7 @@ use crate::core::rolezero::{parse_commands, ParseOutcome};
 use crate::core::commands::Command;
 use crate::core::rolezero::zero::{ASK_HUMAN, PUBLISH_TEAM_MESSAGE, QUICK_THINK_TAG, REPEAT_NOTE, REPLY_TO_HUMAN, RUN_COMMAND, SHOWN_ONLY};
 use crate::core::snapshot::TeamSnapshot;
+use crate::core::versions::ShownError;
 use super::{split_commands, EntryKind, RunState, RunView};
 use super::words::deed;
 
@@ -48,7 +50,7 @@ impl RunView {
         let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
             while let Some(error) = errors.next_if(|e| e.after < id.0) {
-                view.push(&error.role, EntryKind::Error, error.text.clone());
+                view.push_error(error);
             }
             if shown.contains(&id) {
                 continue;
@@ -87,7 +89,7 @@ impl RunView {
             }
         }
         for error in errors {
-            view.push(&error.role, EntryKind::Error, error.text.clone());
+            view.push_error(error);
         }
         for entry in snapshot.ledger.entries() {
             view.count_cost(entry);
@@ -95,6 +97,15 @@ impl RunView {
         view.round = snapshot.round;
         view.state = RunState::Stopped(reason);
         view
+    }
+
+    /// An error bubble as the live run showed it: under what had arrived
+    /// of the answer it cut off, if anything had.
+    fn push_error(&mut self, error: &ShownError) {
+        if !error.partial.is_empty() {
+            self.push_cut_off(&error.role, &error.partial);
+        }
+        self.push(&error.role, EntryKind::Error, error.text.clone());
     }
 
     fn show_published(&mut self, message: &Message) {
