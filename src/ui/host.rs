@@ -51,8 +51,10 @@ pub fn boot(shared: Shared) {
         let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
         let arrival = Arrival::of(&hash, last.as_deref());
         if arrival == Arrival::NewSession {
-            // Asked once: a reload after the new session starts reopens it.
+            // Asked once: the fragment leaves the address bar, and the tab
+            // remembers no session until one is opened or started.
             crate::web::share::forget();
+            settings_store::set_last_open(None);
         }
         let reopen = shared.sessions.with_untracked(|list| session_to_reopen(list, arrival).map(str::to_string));
         if let Some(id) = reopen {

@@ -76,7 +76,7 @@ li{padding:8px 10px;border-radius:8px;background:#f4f4f7;overflow-wrap:anywhere}
 .actions{display:flex;gap:6px;margin-top:6px}
 .live .body::after{content:"\\258D"}
 .body{white-space:pre-wrap}
-.status{margin:0;padding:4px 12px;font-size:12px;color:#5b5b66;min-height:1.4em}
+.status{margin:0;padding:4px 12px;font-size:12px;color:#5b5b66;min-height:1.4em;border-bottom:1px solid #d9d9de}
 .status.problem{color:#b3261e}
 form{display:flex;flex-direction:column;gap:6px;padding:10px 12px;border-top:1px solid #d9d9de}
 .row{display:flex;gap:6px;align-items:flex-end}
@@ -88,8 +88,8 @@ let sheet;
 
 const TEMPLATE = `<div class="tt" part="root">
 <header><h2></h2><span class="cost" data-testid="cost"></span><button type="button" class="quiet" data-testid="stop" disabled>Stop</button></header>
-<ol class="log" data-testid="conversation" aria-live="polite"></ol>
 <p class="status" data-testid="status" role="status"></p>
+<ol class="log" data-testid="conversation" aria-live="polite"></ol>
 <form><label hidden>API key (kept in this page's memory only)<input type="password" autocomplete="off" data-testid="key"></label>
 <div class="row"><textarea rows="2" aria-label="Message" data-testid="input"></textarea><button type="submit" data-testid="send">Send</button></div></form>
 </div>`;

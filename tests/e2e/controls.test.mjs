@@ -22,8 +22,16 @@ test('Stop mid-stream, then Resume: the run finishes and no finished call is rep
 
   const live = page.locator('[data-live=true]').filter({ hasText: 'Writing the' });
   await live.waitFor({ timeout: 20000 });
+  // One Stop on the page while the team works, none once it stopped (issue #32, item 12).
+  const visibleStops = async () => {
+    let n = 0;
+    for (const b of await page.getByRole('button', { name: 'Stop', exact: true }).all()) n += (await b.isVisible()) ? 1 : 0;
+    return n;
+  };
+  assert.equal(await visibleStops(), 1, 'exactly one Stop while the team works');
   await page.getByTestId('stop').click();
   await page.getByTestId('status').filter({ hasText: 'Stopped by you' }).waitFor({ timeout: 10000 });
+  assert.equal(await visibleStops(), 0, 'no Stop once stopped: Resume is offered');
   assert.match(await page.getByTestId('conversation').textContent(), /Stopped by you\./);
   assert.equal(await page.locator('[data-live=true]').count(), 0, 'nothing is still streaming');
   await screenshot(page, 'stop-1-stopped');

@@ -250,3 +250,71 @@ export async function newSession(page) {
   await page.getByTestId('new-session').click();
   await page.getByTestId('first-card').waitFor();
 }
+
+/** True when two boxes ({x, y, width, height}) share any area. */
+export function overlap(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/**
+ * Where the drawn pixels of `clip` (page coordinates) are, as a box in page
+ * coordinates (null: nothing drawn): a screenshot of the clip, decoded in a
+ * blank page of the same context, pixels that differ from the clip's most
+ * common colour. For what the DOM cannot measure, such as a `::before` glyph.
+ */
+export async function inkBox(page, clip) {
+  const png = await page.screenshot({ clip });
+  const blank = await page.context().newPage();
+  try {
+    return await blank.evaluate(async ({ b64, clip }) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const cx = canvas.getContext('2d');
+      cx.drawImage(img, 0, 0);
+      const { data } = cx.getImageData(0, 0, img.width, img.height);
+      const counts = new Map();
+      for (let i = 0; i < data.length; i += 4) {
+        const c = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+        counts.set(c, (counts.get(c) ?? 0) + 1);
+      }
+      const bg = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+      const [br, bgG, bb] = [bg >> 16, (bg >> 8) & 255, bg & 255];
+      let box = null;
+      const sx = clip.width / img.width;
+      const sy = clip.height / img.height;
+      for (let y = 0; y < img.height; y++) {
+        for (let x = 0; x < img.width; x++) {
+          const i = (y * img.width + x) * 4;
+          if (Math.abs(data[i] - br) + Math.abs(data[i + 1] - bgG) + Math.abs(data[i + 2] - bb) < 90) continue;
+          box ??= { left: x, right: x, top: y, bottom: y };
+          box.left = Math.min(box.left, x); box.right = Math.max(box.right, x);
+          box.top = Math.min(box.top, y); box.bottom = Math.max(box.bottom, y);
+        }
+      }
+      return box && { x: clip.x + box.left * sx, y: clip.y + box.top * sy, width: (box.right - box.left + 1) * sx, height: (box.bottom - box.top + 1) * sy };
+    }, { b64: png.toString('base64'), clip });
+  } finally {
+    await blank.close();
+  }
+}
+
+/**
+ * The disclosure arrow of `summary` (its `::before` glyph) and its label's
+ * text, as boxes in page coordinates.
+ */
+export async function disclosureArrow(page, summary) {
+  const box = await summary.boundingBox();
+  const label = await summary.evaluate((s) => {
+    const text = [...s.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const r = range.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  const arrow = await inkBox(page, { x: box.x, y: box.y, width: Math.max(1, label.x - box.x - 1), height: box.height });
+  return { arrow, label };
+}

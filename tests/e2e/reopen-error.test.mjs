@@ -36,7 +36,9 @@ test('an error survives a reload, and Resume asks for the key it needs', async (
   const row = page.getByTestId('session').first();
   await row.waitFor({ timeout: 15000 });
   assert.equal(await row.getAttribute('data-status'), 'paused');
-  await row.getByTestId('session-open').click();
+  // Reopened by the reload itself: this tab had it open (issue #32, item 4).
+  await page.locator('[data-testid=session].current[data-status=paused]').waitFor({ state: 'attached', timeout: 15000 });
+  await showSessions(page, false);
   const status = page.getByTestId('status');
   await status.filter({ hasText: 'Paused after an error' }).waitFor({ timeout: 15000 });
   const text = await status.textContent();
@@ -100,7 +102,9 @@ test('a model that answers plain text pauses with a diagnosis, shows the same af
   const row = page.getByTestId('session').first();
   await row.waitFor({ timeout: 15000 });
   assert.equal(await row.getAttribute('data-status'), 'paused');
-  await row.getByTestId('session-open').click();
+  // Reopened by the reload itself: this tab had it open (issue #32, item 4).
+  await page.locator('[data-testid=session].current[data-status=paused]').waitFor({ state: 'attached', timeout: 15000 });
+  await showSessions(page, false);
   await status.filter({ hasText: 'Paused after an error' }).waitFor({ timeout: 15000 });
   assert.equal(await status.textContent(), before, 'the same status');
   assert.deepEqual(await conversation(page), shown, 'the same conversation');

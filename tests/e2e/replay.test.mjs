@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSite, openPage, screenshot, screenshotDir, root } from './harness.mjs';
+import { startSite, openPage, screenshot, screenshotDir, root, overlap, disclosureArrow } from './harness.mjs';
 
 const recording = JSON.parse(readFileSync(join(root, 'recordings', 'company-2048.json'), 'utf8'));
 
@@ -74,6 +74,19 @@ test('the sample run replays to the end with no key and no provider request', as
   }
   assert.match(await page.getByTestId('cost').textContent(), /replay: \$0, no model is called/);
   await screenshot(page, 'replay-2-done');
+  // The banner covers no message (issue #32, item 12): no message's box
+  // shares any area with it, wherever the conversation is scrolled.
+  const conversationPane = page.getByTestId('conversation');
+  for (const top of [false, true]) {
+    if (top) await conversationPane.evaluate((el) => { el.scrollTop = el.scrollHeight / 3; });
+    const bannerBox = await banner.boundingBox();
+    const covered = [];
+    for (const article of await conversationPane.locator('article').all()) {
+      const box = await article.boundingBox();
+      if (box && overlap(box, bannerBox)) covered.push((await article.innerText()).slice(0, 60));
+    }
+    assert.deepEqual(covered, [], `the replay banner covers no message (${top ? 'scrolled up' : 'at the end'})`);
+  }
 
   // The game it built runs in the Preview (the sandboxed frame) and plays.
   const preview = page.getByTestId('preview');
@@ -83,6 +96,19 @@ test('the sample run replays to the end with no key and no provider request', as
   assert.equal(await frame.locator('#board .tile').count(), 16, 'a 4×4 grid');
   assert.equal(await frame.locator('#score').textContent(), 'Score: 0');
   await page.getByTestId('console').filter({ hasText: '2048 ready' }).waitFor({ timeout: 5000 });
+  // The Console's arrow stays beside its label, open or closed (issue #32, item 12).
+  const consoleSummary = page.locator('details.console > summary');
+  const opened = await disclosureArrow(page, consoleSummary);
+  await consoleSummary.click();
+  const closed = await disclosureArrow(page, consoleSummary);
+  await consoleSummary.click();
+  for (const [name, { arrow, label }] of [['open', opened], ['closed', closed]]) {
+    assert.ok(arrow, `the ${name} Console shows an arrow`);
+    const middle = (b) => b.y + b.height / 2;
+    assert.ok(Math.abs(middle(arrow) - middle(label)) <= 3, `the ${name} arrow is on its label's line: ${JSON.stringify({ arrow, label })}`);
+    assert.ok(label.x - (arrow.x + arrow.width) <= 0.4 * label.height, `the ${name} arrow stands next to its label: ${JSON.stringify({ arrow, label })}`);
+  }
+  assert.ok(Math.abs(opened.arrow.x - closed.arrow.x) <= 2, `opening does not move the arrow sideways: ${JSON.stringify([opened.arrow, closed.arrow])}`);
   await frame.locator('#board').click();
   await page.keyboard.press('ArrowLeft');
   await frame.locator('#score').filter({ hasText: 'Score: 4' }).waitFor({ timeout: 5000 });

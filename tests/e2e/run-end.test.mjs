@@ -56,7 +56,7 @@ test('while the version\'s tests run the status says so, then names the version;
   await status.filter({ hasText: 'version 1 is ready' }).waitFor({ timeout: 15000 });
   assert.equal(await status.textContent(), 'Done: version 1 is ready; its 2 tests pass.');
   assert.equal(await page.getByTestId('resume').count(), 0, 'nothing to resume after a finished run');
-  assert.equal(await page.getByTestId('stop').isDisabled(), true);
+  assert.equal(await page.getByTestId('stop').count(), 0, 'no Stop when there is nothing to stop');
   await screenshot(page, 'run-end-2-done');
   assert.deepEqual(problems, []);
   await context.close();

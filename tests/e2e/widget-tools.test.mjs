@@ -166,6 +166,10 @@ test('a confirmed tool asks the visitor: declined, it does not run and the model
   for (const [w, h] of [[1280, 900], [390, 844]]) {
     await page.setViewportSize({ width: w, height: h });
     await page.waitForTimeout(200);
+    // With the approval in view, the status line is wholly in view too (issue #32: it was under the fold on a phone).
+    await approval.scrollIntoViewIfNeeded();
+    const line = await widget(page).getByTestId('status').boundingBox();
+    assert.ok(line && line.y >= 0 && line.y + line.height <= h, `the status line is within the ${w}x${h} viewport: ${JSON.stringify(line)}`);
     await page.screenshot({ path: join(screenshotDir, `widget-awaiting-approval-${w}x${h}.png`) });
   }
   await page.setViewportSize(size);

@@ -76,7 +76,7 @@ test('desktop: first card to Done, the Settings dialog, tabs by keyboard, the se
   assert.equal(await status.getAttribute('role'), 'status');
   assert.equal(await status.getAttribute('aria-live'), 'polite');
   await inView(page, status, 'the status line during the run');
-  assert.equal(await page.getByTestId('composer-stop').isVisible(), true, 'the composer offers Stop while the team works');
+  assert.equal(await page.getByTestId('stop').isVisible(), true, 'the bar offers Stop while the team works');
   await status.filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
   await page.getByTestId('send').waitFor();
   await inView(page, status, 'the status line when done');
