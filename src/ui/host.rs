@@ -49,7 +49,7 @@ pub fn boot(shared: Shared) {
         // The rule is the core's: this tab's last session, else one a
         // closed tab cut off; none for a share link or `#new`.
         let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-        let arrival = Arrival::of(&hash, last.as_deref());
+        let arrival = Arrival::of(&hash, crate::core::share::is_share(&hash), last.as_deref());
         if arrival == Arrival::NewSession {
             // Asked once: the fragment leaves the address bar, and the tab
             // remembers no session until one is opened or started.

@@ -26,11 +26,13 @@ pub enum Arrival<'a> {
 }
 
 impl<'a> Arrival<'a> {
-    /// The arrival an address's fragment (`location.hash`) says.
-    pub fn of(hash: &str, last_open: Option<&'a str>) -> Arrival<'a> {
+    /// The arrival an address's fragment (`location.hash`) says;
+    /// `share_link`: it is a share link (`core::share::is_share`, asked by
+    /// the caller: `share` imports the store, so the store does not import it).
+    pub fn of(hash: &str, share_link: bool, last_open: Option<&'a str>) -> Arrival<'a> {
         if hash == "#new" {
             Arrival::NewSession
-        } else if crate::core::share::is_share(hash) {
+        } else if share_link {
             Arrival::SharedLink
         } else {
             Arrival::Plain { last_open }
@@ -69,7 +71,8 @@ mod tests {
         use SessionStatus::*;
         let list = [session("s3", Finished), session("s2", Interrupted), session("s1", Stopped)];
         let check = |hash: &str, last: Option<&str>, expect: Option<&str>| {
-            assert_eq!(session_to_reopen(&list, Arrival::of(hash, last)), expect, "{hash:?} with last open {last:?}");
+            let arrival = Arrival::of(hash, crate::core::share::is_share(hash), last);
+            assert_eq!(session_to_reopen(&list, arrival), expect, "{hash:?} with last open {last:?}");
         };
         // The tab's last session, finished or not, before one cut off elsewhere.
         check("", Some("s3"), Some("s3"));
@@ -84,6 +87,6 @@ mod tests {
         // Another fragment is a plain load.
         check("#top", Some("s1"), Some("s1"));
         // Nothing cut off and nothing remembered: the first card.
-        assert_eq!(session_to_reopen(&[session("s1", Finished)], Arrival::of("", None)), None);
+        assert_eq!(session_to_reopen(&[session("s1", Finished)], Arrival::of("", false, None)), None);
     }
 }
