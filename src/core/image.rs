@@ -4,15 +4,13 @@
 //! resized by the page (`web/images.js`) to [`MAX_SIDE`]. The request's
 //! message keeps its images in its metadata under [`IMAGES`], one URL a
 //! line, so the session's store, export, import and resume keep them with
-//! no format of their own. Which roles see them ([`SEEN_BY`]), which models
-//! take them (`llm::presets::accepts_images`), and what each costs
-//! ([`TOKENS_PER_IMAGE`]) are decided here, once.
+//! no format of their own. Which roles see them ([`SEEN_BY`]) and what each
+//! costs ([`TOKENS_PER_IMAGE`]) are decided here, once; whether they may go
+//! with a request is `image_check` (which models take them:
+//! `llm::presets::accepts_images`). A leaf: it imports nothing of the core.
 //!
 //! It deliberately writes no provider's JSON (each codec writes its own
 //! image part from [`parse`]) and decodes no pixels.
-
-use super::message::Message;
-use super::settings::Settings;
 
 /// Metadata key of a message's images: `data:` URLs, one a line.
 pub const IMAGES: &str = "images";
@@ -71,43 +69,9 @@ pub fn parse(url: &str) -> Option<ImageRef<'_>> {
     (MEDIA_TYPES.contains(&media_type) && !base64.is_empty() && base64.bytes().all(base64_char)).then_some(ImageRef { media_type, base64 })
 }
 
-/// The images of a message (none for most).
-pub fn of(message: &Message) -> Vec<String> {
-    message.metadata.get(IMAGES).map(|urls| urls.lines().map(str::to_owned).collect()).unwrap_or_default()
-}
-
-/// Whether `images` may go with a request under `settings`: each readable
-/// and not too large, at most [`MAX_IMAGES`], and every model of a role
-/// that sees them known to take images.
-pub fn check(images: &[String], settings: &Settings) -> Result<(), ImageProblem> {
-    if images.is_empty() {
-        return Ok(());
-    }
-    if images.len() > MAX_IMAGES {
-        return Err(ImageProblem::TooMany(images.len() - MAX_IMAGES));
-    }
-    if images.iter().any(|url| url.len() > MAX_URL_BYTES) {
-        return Err(ImageProblem::TooLarge);
-    }
-    if images.iter().any(|url| parse(url).is_none()) {
-        return Err(ImageProblem::Unreadable);
-    }
-    let preset = settings.preset.as_str();
-    let roles = super::recipes::role_names(settings.team);
-    let models = roles.iter().filter(|(_, profile)| SEEN_BY.contains(&profile.as_str())).map(|(name, _)| settings.model_for(name));
-    for model in models {
-        if !super::llm::presets::accepts_images(preset, model) {
-            let name = if model.trim().is_empty() { "This model".to_owned() } else { model.to_owned() };
-            return Err(ImageProblem::ModelRefuses(name));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::settings::TeamKind;
 
     const PNG: &str = "data:image/png;base64,iVBORw0KGgo=";
 
@@ -120,38 +84,4 @@ mod tests {
         }
     }
 
-    #[test]
-    fn reads_a_messages_images() {
-        let m = Message::new(crate::core::message::MessageId(1), "idea").with_meta(IMAGES, format!("{PNG}\n{PNG}"));
-        assert_eq!(of(&m), [PNG, PNG]);
-        assert!(of(&Message::new(crate::core::message::MessageId(2), "idea")).is_empty());
-    }
-
-    fn settings(preset: &str, model: &str, team: TeamKind) -> Settings {
-        Settings { preset: preset.into(), model: model.into(), team, ..Settings::default() }
-    }
-
-    #[test]
-    fn checks_count_format_and_model() {
-        let ok = settings("openai", "gpt-4o-mini", TeamKind::Company);
-        assert_eq!(check(&[], &settings("deepseek", "deepseek-chat", TeamKind::Company)), Ok(()));
-        assert_eq!(check(&[PNG.into()], &ok), Ok(()));
-        assert_eq!(check(&vec![PNG.to_string(); 6], &ok), Err(ImageProblem::TooMany(2)));
-        assert_eq!(check(&["data:text/html;base64,PGI+".into()], &ok), Err(ImageProblem::Unreadable));
-        assert_eq!(
-            check(&[PNG.into()], &settings("deepseek", "deepseek-chat", TeamKind::Company)),
-            Err(ImageProblem::ModelRefuses("deepseek-chat".into()))
-        );
-        assert_eq!(check(&[PNG.into()], &settings("anthropic", "claude-sonnet-4-5", TeamKind::Assistant)), Ok(()));
-        // A role that sees images with a model of its own that does not.
-        let mut own = ok.clone();
-        own.set_override("Alex", "gpt-3.5-turbo", None);
-        assert_eq!(check(&[PNG.into()], &own), Err(ImageProblem::ModelRefuses("gpt-3.5-turbo".into())));
-        // A role that does not see them may have any model.
-        let mut qa = ok;
-        qa.set_override("Edward", "gpt-3.5-turbo", None);
-        assert_eq!(check(&[PNG.into()], &qa), Ok(()));
-        let text = ImageProblem::ModelRefuses("deepseek-chat".into()).to_string();
-        assert!(text.contains("choose a model that does in Settings"), "{text}");
-    }
 }

@@ -24,7 +24,7 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
     let notice = RwSignal::new(None::<String>);
     let problems = move || {
         let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));
-        if let Err(e) = shared.settings.with(|s| shared.attached.images.with(|i| crate::core::image::check(i, s))) {
+        if let Err(e) = shared.settings.with(|s| shared.attached.images.with(|i| crate::core::image_check::check(i, s))) {
             p.push(e.to_string());
         }
         let chars = idea.with(|i| i.trim().chars().count());

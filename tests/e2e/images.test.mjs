@@ -18,9 +18,9 @@ const TURNS = [
   { text: answer('Looking at the sketch.', [{ command_name: 'RoleZero.reply_to_human', args: { content: 'A blue button, as drawn.' } }, { command_name: 'end' }]) },
 ];
 
-/** A PNG drawn in the page (`width` × `height`, a blue square on white), as a File, pasted into `testId`'s text box. */
-async function pasteImage(page, testId, width, height) {
-  await page.getByTestId(testId).evaluate(async (box, [w, h]) => {
+/** A PNG drawn in the page (`width` × `height`, a blue square on white), as a File, pasted into the text box `box`. */
+async function pasteImage(box, width, height) {
+  await box.evaluate(async (box, [w, h]) => {
     const canvas = document.createElement('canvas');
     canvas.width = w;
     canvas.height = h;
@@ -64,7 +64,7 @@ test('an image pasted with the idea reaches an OpenAI-compatible model as image_
   await configure(page, env.llm, model, { team: 'assistant' });
   await ideaBox(page).fill('A page with one button like this sketch');
   // A large image: resized in the tab to at most 1568 px a side.
-  await pasteImage(page, 'first-card', 3000, 2000);
+  await pasteImage(ideaBox(page), 3000, 2000);
   const thumb = page.getByTestId('attached-image');
   await thumb.waitFor({ timeout: 10000 });
   const size = await thumb.evaluate((img) => [img.naturalWidth, img.naturalHeight]);
@@ -157,7 +157,7 @@ test('a model not known to take images gets the message, in the first card and i
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await configure(page, env.llm, model, { team: 'assistant' });
   await ideaBox(page).fill('A page with one button like this sketch');
-  await pasteImage(page, 'first-card', 200, 120);
+  await pasteImage(ideaBox(page), 200, 120);
   await page.getByTestId('attached-image').waitFor({ timeout: 10000 });
   const refusal = `${model} does not take images: choose a model that does in Settings (for example gpt-4o or a Claude model), or remove the images.`;
   await page.getByTestId('problems').getByText(refusal).waitFor();
@@ -171,7 +171,7 @@ test('a model not known to take images gets the message, in the first card and i
 
   // The composer: an image with a follow-up is refused in words, nothing sent.
   await page.getByTestId('follow-up').fill('Make the button look like this');
-  await pasteImage(page, 'follow-up', 200, 120);
+  await pasteImage(page.getByTestId('follow-up'), 200, 120);
   await page.getByTestId('composer').getByTestId('attached-image').waitFor({ timeout: 10000 });
   await page.getByTestId('composer').screenshot({ path: join(screenshotDir, 'images-3-composer.png') });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -580,7 +580,7 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
             return Err(refusal.into());
         }
         #[cfg(feature = "images")]
-        crate::core::image::check(images, &settings).map_err(Refusal::from)?;
+        crate::core::image_check::check(images, &settings).map_err(Refusal::from)?;
         self.release().await;
         let session = Rc::new(self.edge.session(&settings, &key, self.events()));
         // Shown first: the idea's own events go to the new view.
@@ -747,7 +747,7 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
             if text.trim().is_empty() {
                 return Err(SessionError::Empty.into());
             }
-            crate::core::image::check(images, &self.settings.borrow())?;
+            crate::core::image_check::check(images, &self.settings.borrow())?;
         }
         if let Some(refusal) = self.blocked() {
             self.wait(Pending::Request(request), refusal);

@@ -126,7 +126,7 @@ impl RoleZero {
                     // The person's images, for the roles that work from them.
                     #[cfg(feature = "images")]
                     if crate::core::image::SEEN_BY.contains(&role.spec.profile.as_str()) {
-                        turn.images = crate::core::image::of(m);
+                        turn.images = m.images();
                     }
                     turn
                 } else {

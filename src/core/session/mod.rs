@@ -270,7 +270,7 @@ impl Session {
     }
 
     /// As [`send`](Self::send), with images (`data:` URLs, checked by
-    /// `core::image::check`), which the request's message keeps.
+    /// `core::image_check::check`), which the request's message keeps.
     #[cfg(feature = "images")]
     pub fn send_with_images(&self, text: &str, images: &[String]) -> Result<(), SessionError> {
         let text = text.trim();

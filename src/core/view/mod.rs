@@ -165,7 +165,7 @@ impl RunView {
                         let _i = self.push("You", EntryKind::User, text.to_string());
                         #[cfg(feature = "images")]
                         {
-                            self.entries[_i].images = crate::core::image::of(message);
+                            self.entries[_i].images = message.images();
                         }
                     }
                 } else {
