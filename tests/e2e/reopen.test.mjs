@@ -113,7 +113,7 @@ test('an answer the provider cut off keeps what arrived, marked, after the error
   await enterKey(page, 'sk-e2e-test-key');
   await page.getByTestId('resume').click();
   await status.filter({ hasText: 'Done' }).waitFor({ timeout: 15000 });
-  await articles.filter({ hasText: 'Blue and white it is.' }).waitFor({ timeout: 5000 });
+  await page.locator('[data-testid=conversation] article.reply').filter({ hasText: 'Blue and white it is.' }).waitFor({ timeout: 5000 });
   const after = await articles.evaluateAll((all) => all.map((a) => a.innerText));
   assert.deepEqual(after.slice(0, order.length), order, 'what was there stays');
   await screenshot(page, 'cut-off-3-resumed');
