@@ -238,6 +238,7 @@ mod tests {
             StopReason::RoundsDone,
             StopReason::BudgetExhausted { spent: 3.0123, budget: 3.0 },
             StopReason::UnknownPrice { model: "llama3".into() },
+            StopReason::CallLimit { calls: 8 },
             StopReason::Cancelled,
             StopReason::Interrupted,
         ];
@@ -247,6 +248,7 @@ mod tests {
             Paused: the rounds you allowed are used up. Resume to give the team more rounds.
             Stopped: the budget is used up ($3.0123 of $3.00). Raise the budget in Settings, then Resume.
             Stopped: no price is known for "llama3". Enter its price per million tokens in Settings, then Resume.
+            Paused: the team made the 8 model calls Settings allow a run. What it wrote so far is a version; Resume to let it go on.
             Stopped by you. Resume to carry on where the team was.
             Interrupted: the tab closed while the team was working. Everything up to then was saved; Resume carries on where it was (an answer that was cut off is asked for again)."#]].assert_eq(&lines.join("\n"));
     }
