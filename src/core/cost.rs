@@ -245,8 +245,14 @@ pub enum BudgetError {
     /// The run made the model calls Settings allow one run (site only:
     /// the widget has no such setting, and its size budget no room).
     #[cfg(feature = "site")]
-    #[error("The run made the {calls} model calls Settings allow it. Resume to let the team go on.")]
+    #[error("The run made the {} Settings allow it. Resume to let the team go on.", model_calls(*calls))]
     CallLimit { calls: u64 },
+}
+
+/// "1 model call", "8 model calls".
+#[cfg(feature = "site")]
+pub fn model_calls(n: u64) -> String {
+    if n == 1 { "1 model call".into() } else { format!("{n} model calls") }
 }
 
 /// Token and dollar totals.
