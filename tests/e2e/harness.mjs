@@ -250,3 +250,14 @@ export async function newSession(page) {
   await page.getByTestId('new-session').click();
   await page.getByTestId('first-card').waitFor();
 }
+
+/** Version `n` exists; opens it; returns the files it changed (all, for the first), as its diff lists them. */
+export async function versionFiles(page, n) {
+  await showTab(page, 'versions');
+  const version = page.locator(`[data-testid="version"][data-number="${n}"]`);
+  await version.waitFor({ timeout: 30_000 });
+  await version.getByTestId('version-open').click();
+  const diff = page.locator(`[data-testid="diff"][data-number="${n}"]`);
+  await diff.waitFor({ timeout: 10_000 });
+  return diff.evaluate((el) => [...el.querySelectorAll('[data-testid="diff-file"]')].map((f) => f.dataset.path));
+}
