@@ -41,6 +41,9 @@ Options:
   --team KIND        company | fixed_sop | assistant (default: the site's)
   --budget USD       the budget of each run (default 1)
   --rounds N         rounds before the team pauses (default 40)
+  --call-limit N     model calls a run may make before it pauses, its files
+                     so far a version (Settings' "Model calls per run"; for
+                     small local models; default 0: no limit)
   --time-limit S     stop a run after S seconds (default 900)
   --answer TEXT      the reply to every question of the team
                      (default: "Decide for me; keep it simple.")
@@ -72,7 +75,7 @@ export function options(argv, env = process.env) {
     args: argv,
     options: {
       tasks: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string' }, team: { type: 'string' },
-      budget: { type: 'string' }, rounds: { type: 'string' }, 'time-limit': { type: 'string' }, answer: { type: 'string' },
+      budget: { type: 'string' }, rounds: { type: 'string' }, 'call-limit': { type: 'string' }, 'time-limit': { type: 'string' }, answer: { type: 'string' },
       out: { type: 'string' }, site: { type: 'string' }, preset: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -102,6 +105,7 @@ export function options(argv, env = process.env) {
     team: values.team ?? null,
     budget: number('budget', 1, 0.01),
     rounds: number('rounds', 40, 1),
+    callLimit: number('call-limit', 0, 0),
     timeLimit: number('time-limit', 900, 1) * 1000,
     answer: values.answer ?? 'Decide for me; keep it simple.',
     out: values.out ?? join(ROOT, 'eval', 'out', stamp),
@@ -180,7 +184,7 @@ export async function evaluate(opts, log = (line) => console.log(line)) {
   const { key, baseUrl, ...shown } = opts.provider;
   const report = {
     provider: shown,
-    options: { team: opts.team ?? 'site default', budget: opts.budget, rounds: opts.rounds, timeLimitSeconds: opts.timeLimit / 1000, repeat: opts.repeat, answer: opts.answer },
+    options: { team: opts.team ?? 'site default', budget: opts.budget, rounds: opts.rounds, callLimit: opts.callLimit, timeLimitSeconds: opts.timeLimit / 1000, repeat: opts.repeat, answer: opts.answer },
     rows,
     total: totals(rows),
   };

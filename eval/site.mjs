@@ -10,7 +10,7 @@
 /** The status line's words once a run has come to rest (and its version's tests have run). */
 const AT_REST = /^(Done|Stopped|Paused|Interrupted)\b(?!; running)/;
 
-/** Fills in Settings. `provider`: {preset, baseUrl, model, key, priceIn, priceOut}; `run`: {team, budget, rounds}. */
+/** Fills in Settings. `provider`: {preset, baseUrl, model, key, priceIn, priceOut}; `run`: {team, budget, rounds, callLimit}. */
 export async function configure(page, provider, run) {
   await page.getByTestId('open-settings').click();
   await page.getByTestId('close-settings').waitFor();
@@ -18,6 +18,7 @@ export async function configure(page, provider, run) {
   if (provider.baseUrl) await page.getByTestId('base-url').fill(provider.baseUrl);
   await page.getByTestId('model').fill(provider.model);
   const numbers = [['budget', run.budget], ['rounds', run.rounds]];
+  if (run.callLimit) numbers.push(['call-limit', run.callLimit]);
   if (provider.priceIn !== undefined) numbers.push(['price-in', provider.priceIn]);
   if (provider.priceOut !== undefined) numbers.push(['price-out', provider.priceOut]);
   for (const [id, value] of numbers) {

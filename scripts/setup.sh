@@ -80,3 +80,8 @@ fi
 #    tests/support/README.md). No-op when it is there.
 bash tests/support/fetch-model.sh >/dev/null
 
+# 7. The llama.cpp stand-in for tests/e2e/local-llm.test.mjs: node-llama-cpp's
+#    prebuilt CPU binary (83 MB, once, in tests/support/llama/node_modules;
+#    pinned by its own package-lock.json). No-op when it is there.
+bash tests/support/setup-llama.sh
+

@@ -242,6 +242,17 @@ pub enum BudgetError {
     Exhausted { spent: f64, budget: f64 },
     #[error("No price is known for the model \"{model}\". Enter its price per million tokens in Settings, then Resume.")]
     UnknownPrice { model: String },
+    /// The run made the model calls Settings allow one run (site only:
+    /// the widget has no such setting, and its size budget no room).
+    #[cfg(feature = "site")]
+    #[error("The run made the {} Settings allow it. Resume to let the team go on.", model_calls(*calls))]
+    CallLimit { calls: u64 },
+}
+
+/// "1 model call", "8 model calls".
+#[cfg(feature = "site")]
+pub fn model_calls(n: u64) -> String {
+    if n == 1 { "1 model call".into() } else { format!("{n} model calls") }
 }
 
 /// Token and dollar totals.
@@ -308,6 +319,12 @@ pub struct CostLedger {
     #[serde(with = "crate::core::sorted_map::map")]
     per_model: LiteMap<SharedStr, Tally>,
     entries: Vec<CostEntry>,
+    /// The number of calls after which no call may be made in this run,
+    /// with the limit it came from (`limit_calls`). Set before each run,
+    /// never saved.
+    #[cfg(feature = "site")]
+    #[serde(skip)]
+    call_limit: Option<(u64, u64)>,
 }
 
 /// MetaGPT's CLI default budget.
@@ -328,13 +345,32 @@ impl CostLedger {
             per_role: LiteMap::new(),
             per_model: LiteMap::new(),
             entries: Vec::new(),
+            #[cfg(feature = "site")]
+            call_limit: None,
         }
     }
 
     /// A ledger as it was saved, its totals taken as they were (not
     /// recomputed from the entries).
     pub fn restored(budget: f64, prices: PriceTable, total: Tally, per_role: LiteMap<SharedStr, Tally>, per_model: LiteMap<SharedStr, Tally>, entries: Vec<CostEntry>) -> Self {
-        Self { budget, prices, total, per_role, per_model, entries }
+        Self {
+            budget,
+            prices,
+            total,
+            per_role,
+            per_model,
+            entries,
+            #[cfg(feature = "site")]
+            call_limit: None,
+        }
+    }
+
+    /// From now on, at most `calls` more model calls (`None`: no limit).
+    /// For small models, which may never say they are done: the session
+    /// sets it before each run, so a Resume gives as many again.
+    #[cfg(feature = "site")]
+    pub fn limit_calls(&mut self, calls: Option<u32>) {
+        self.call_limit = calls.map(|n| (self.total.calls + u64::from(n), u64::from(n)));
     }
 
     /// May a call to `model` with a prompt of about `prompt_tokens` be made?
@@ -350,6 +386,12 @@ impl CostLedger {
     }
 
     fn check_price(&self, model: &str, price: Option<Price>, prompt_tokens: u64) -> Result<(), BudgetError> {
+        #[cfg(feature = "site")]
+        if let Some((last, calls)) = self.call_limit {
+            if self.total.calls >= last {
+                return Err(BudgetError::CallLimit { calls });
+            }
+        }
         let price = price.ok_or_else(|| BudgetError::UnknownPrice { model: model.to_string() })?;
         let spent = self.total.cost;
         if spent >= self.budget || spent + price.cost(prompt_tokens, 0) > self.budget {

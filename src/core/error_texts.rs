@@ -74,6 +74,7 @@ mod tests {
             llm("unreadable answer", LlmError::Protocol { message: "a chunk that is not JSON".into() }),
             row("budget used up", RoleError::Budget(BudgetError::Exhausted { spent: 3.0123, budget: 3.0 })),
             row("no price for the model", RoleError::Budget(BudgetError::UnknownPrice { model: "llama3".into() })),
+            row("the call limit", RoleError::Budget(BudgetError::CallLimit { calls: 6 })),
             row("document never usable: no JSON", fill_failure(NodeParseError::NoJson)),
             row("document never usable: malformed JSON", fill_failure(NodeParseError::BadJson("expected value at line 1 column 20".into()))),
             row("document never usable: not an object", fill_failure(NodeParseError::NotObject("list".into()))),
@@ -169,6 +170,10 @@ mod tests {
               bubble: No price is known for the model "llama3". Enter its price per million tokens in Settings, then Resume.
               status: Paused after an error. Alice: No price is known for the model "llama3". Enter its price per million tokens in Settings, then Resume. Nothing was lost.
 
+            the call limit
+              bubble: The run made the 6 model calls Settings allow it. Resume to let the team go on.
+              status: Paused after an error. Alice: The run made the 6 model calls Settings allow it. Resume to let the team go on. Nothing was lost.
+
             document never usable: no JSON
               bubble: WritePRD failed: the model gave no usable PRD in 3 attempts; the last answer was refused: the answer had no JSON object in it. Resume to try again, or choose a stronger model in Settings first.
               status: Paused after an error. Alice: WritePRD failed: the model gave no usable PRD in 3 attempts; the last answer was refused: the answer had no JSON object in it. Resume to try again, or choose a stronger model in Settings first. Nothing was lost.
@@ -238,6 +243,8 @@ mod tests {
             StopReason::RoundsDone,
             StopReason::BudgetExhausted { spent: 3.0123, budget: 3.0 },
             StopReason::UnknownPrice { model: "llama3".into() },
+            StopReason::CallLimit { calls: 8 },
+            StopReason::CallLimit { calls: 1 },
             StopReason::Cancelled,
             StopReason::Interrupted,
         ];
@@ -247,6 +254,8 @@ mod tests {
             Paused: the rounds you allowed are used up. Resume to give the team more rounds.
             Stopped: the budget is used up ($3.0123 of $3.00). Raise the budget in Settings, then Resume.
             Stopped: no price is known for "llama3". Enter its price per million tokens in Settings, then Resume.
+            Paused: the team made the 8 model calls Settings allow a run. What it wrote so far is a version; Resume to let it go on.
+            Paused: the team made the 1 model call Settings allow a run. What it wrote so far is a version; Resume to let it go on.
             Stopped by you. Resume to carry on where the team was.
             Interrupted: the tab closed while the team was working. Everything up to then was saved; Resume carries on where it was (an answer that was cut off is asked for again)."#]].assert_eq(&lines.join("\n"));
     }

@@ -75,6 +75,11 @@ pub struct Settings {
     pub custom_window: Option<ModelWindow>,
     pub budget: f64,
     pub rounds: u32,
+    /// At most this many model calls a run (0: no limit), then a pause
+    /// whose files so far are a version. For small models, which may
+    /// never say they are done. Site only.
+    #[cfg(feature = "site")]
+    pub call_limit: u32,
     pub team: TeamKind,
     /// Keep the key in this browser's storage (off unless the user ticks it).
     pub remember_key: bool,
@@ -101,6 +106,8 @@ impl Default for Settings {
             custom_window: None,
             budget: DEFAULT_BUDGET,
             rounds: DEFAULT_ROUNDS,
+            #[cfg(feature = "site")]
+            call_limit: 0,
             team: TeamKind::Company,
             remember_key: false,
             auto_resume: false,

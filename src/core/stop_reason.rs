@@ -1,5 +1,5 @@
 //! `StopReason`: why a team stopped running (idle, rounds done, budget,
-//! unknown price, cancelled, failed, interrupted). Saved with the project's
+//! unknown price, the call limit, cancelled, failed, interrupted). Saved with the project's
 //! versions and told in the `Stopped` event.
 //!
 //! A module of its own so that the project log (`versions`), which keeps
@@ -18,6 +18,10 @@ pub enum StopReason {
     BudgetExhausted { spent: f64, budget: f64 },
     /// A model has no known price; the user must enter one.
     UnknownPrice { model: String },
+    /// The run made the model calls Settings allow one run (site only);
+    /// what was written so far became a version, the request stays open.
+    #[cfg(feature = "site")]
+    CallLimit { calls: u64 },
     /// The user stopped the run; it can be resumed.
     Cancelled,
     /// Every role that ran this round failed (a provider error, say); the

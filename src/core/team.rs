@@ -200,6 +200,8 @@ fn stop_after(report: &RoundReport) -> Option<StopReason> {
             RoleError::Budget(BudgetError::UnknownPrice { model }) => {
                 return Some(StopReason::UnknownPrice { model: model.clone() })
             }
+            #[cfg(feature = "site")]
+            RoleError::Budget(BudgetError::CallLimit { calls }) => return Some(StopReason::CallLimit { calls: *calls }),
             RoleError::Llm(LlmError::Cancelled) => return Some(StopReason::Cancelled),
             _ => {}
         }

@@ -73,7 +73,7 @@ pub fn InTabModel() -> impl IntoView {
                 download.set_value(None);
                 match result {
                     Ok(_) => kept.set(Some(true)),
-                    Err(None) => failure.set(Some("Download cancelled. Press Download to start again.".into())),
+                    Err(None) => failure.set(Some("Download cancelled: nothing of it was kept. Press Download to start again.".into())),
                     Err(Some(why)) => failure.set(Some(format!(
                         "The download failed ({why}). Check the connection and the model's URL, then press Download again."
                     ))),

@@ -1,7 +1,7 @@
 //! The settings' fields. `ProviderFields` (provider preset, model, key,
 //! with one sentence on what happens to the key) sit in the first card and
 //! in the Settings dialog; `SettingsFields` (base URL, price, remember the
-//! key, budget, rounds, team, per-role models) only in the dialog. They
+//! key, budget, rounds, model calls per run, team, per-role models) only in the dialog. They
 //! edit `Settings`; checking them is `Settings::problems`. With the "In
 //! this tab" provider, `in_tab_model` replaces the model and key fields. Where they are
 //! shown is `first_card` and `settings_dialog`'s business, not this file's.
@@ -150,6 +150,12 @@ pub fn SettingsFields() -> impl IntoView {
                     prop:value=move || settings.with(|s| s.rounds.to_string())
                     on:change=move |ev| settings.update(|s| s.rounds = event_target_value(&ev).parse().unwrap_or(0)) />
                 <span class="note" id="rounds-note">"In a round, every role with mail reads it and acts once. The team pauses after this many; Resume gives it as many again."</span>
+            </label>
+            <label>"Model calls per run"
+                <input type="number" min="0" step="1" data-testid="call-limit" aria-describedby="call-limit-note"
+                    prop:value=move || settings.with(|s| s.call_limit.to_string())
+                    on:change=move |ev| settings.update(|s| s.call_limit = event_target_value(&ev).trim().parse().unwrap_or(0)) />
+                <span class="note" id="call-limit-note">"0: no limit. For a small model, which may never say it is done: after this many calls the team pauses, what it wrote so far is a version, and Resume gives it as many again."</span>
             </label>
             <label class="wide">"Team"
                 <select data-testid="team"

@@ -42,7 +42,7 @@ function evalSh(args, extraEnv) {
 test('--help explains the options and the environment', async () => {
   const { code, stdout } = await evalSh(['--help'], {});
   assert.equal(code, 0);
-  for (const word of ['--tasks', '--only', '--repeat', '--team', '--budget', '--time-limit', '--answer', '--preset', 'TABTEAM_EVAL_MODEL', 'TABTEAM_EVAL_KEY', 'TABTEAM_EVAL_BASE_URL']) {
+  for (const word of ['--tasks', '--only', '--repeat', '--team', '--budget', '--call-limit', '--time-limit', '--answer', '--preset', 'TABTEAM_EVAL_MODEL', 'TABTEAM_EVAL_KEY', 'TABTEAM_EVAL_BASE_URL']) {
     assert.ok(stdout.includes(word), `--help mentions ${word}`);
   }
 });
@@ -121,6 +121,9 @@ test('the options: --only, --repeat, --team and the provider variables are read,
   const env = { TABTEAM_EVAL_MODEL: 'm', TABTEAM_EVAL_KEY: 'k', TABTEAM_EVAL_PRESET: 'anthropic', TABTEAM_EVAL_PRICE_IN: '3' };
   const o = options(['--only', 'todo, quiz', '--repeat', '3', '--team', 'fixed_sop', '--budget', '0.5', '--time-limit', '60'], env);
   assert.deepEqual([o.only, o.repeat, o.team, o.budget, o.timeLimit, o.provider.preset, o.provider.priceIn, o.provider.priceOut], [['todo', 'quiz'], 3, 'fixed_sop', 0.5, 60000, 'anthropic', 3, undefined]);
+  assert.equal(o.callLimit, 0, 'no call limit unless asked');
+  assert.equal(options(['--call-limit', '8'], env).callLimit, 8);
+  assert.throws(() => options(['--call-limit', 'many'], env), /--call-limit must be a number of at least 0/);
   assert.throws(() => options(['--team', 'dream'], env), /--team must be company, fixed_sop or assistant/);
   assert.throws(() => options(['--repeat', '0'], env), /--repeat must be a number of at least 1/);
   assert.throws(() => options([], { TABTEAM_EVAL_MODEL: 'm', TABTEAM_EVAL_KEY: 'k' }), /Set TABTEAM_EVAL_BASE_URL/);

@@ -318,3 +318,14 @@ export async function disclosureArrow(page, summary) {
   const arrow = await inkBox(page, { x: box.x, y: box.y, width: Math.max(1, label.x - box.x - 1), height: box.height });
   return { arrow, label };
 }
+
+/** Version `n` exists; opens it; returns the files it changed (all, for the first), as its diff lists them. */
+export async function versionFiles(page, n) {
+  await showTab(page, 'versions');
+  const version = page.locator(`[data-testid="version"][data-number="${n}"]`);
+  await version.waitFor({ timeout: 30_000 });
+  await version.getByTestId('version-open').click();
+  const diff = page.locator(`[data-testid="diff"][data-number="${n}"]`);
+  await diff.waitFor({ timeout: 10_000 });
+  return diff.evaluate((el) => [...el.querySelectorAll('[data-testid="diff-file"]')].map((f) => f.dataset.path));
+}

@@ -9,20 +9,24 @@
 //    fixture tests/fixtures/assistant_answer_schema.json), and it parses as
 //    commands; Stop ends an answer at once. Prints time to first token and
 //    tokens per second.
-// 2. The journey: a visitor with no key picks "In this tab", gives the
-//    model's URL, downloads it once (progress shown), starts the single
-//    assistant, sees the model's constrained answer stream in, and Stop
-//    ends the run in a readable state with no format failure. (The 135M
-//    model never writes `end`: its thoughts run to the answer limit, so a
-//    run to a version would take the assistant's 50 steps at minutes
-//    each on this machine; see docs/decisions/in-tab-model.md.) Then the
-//    page reloads with no network and the model answers again from the
-//    browser's cache, through the service worker's copy of the runtime.
+// 2. Settings: Cancel during a download keeps nothing of it and says so;
+//    a .gguf chosen from disk is kept and answers.
+// 3. The journey: a visitor with no key picks "In this tab", gives the
+//    model's URL, downloads it once (progress shown), sets "Model calls per
+//    run" to 1 and starts the single assistant. The 135M model never writes
+//    `end`, and on this machine a call with the assistant's ~1,200-token
+//    command prompt takes minutes in the tab (prompt read at ~3-6
+//    tokens/s), so the run pauses at the limit, in words, with no format
+//    failure, and what it wrote so far is version 1. Then the page reloads
+//    with no network: the model answers from the browser's cache through
+//    the service worker's copy of the runtime, and a new run on another
+//    idea comes to its version 1 the same way.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import { dirname, join } from 'node:path';
-import { startSite, openPage, screenshot, openSettings, closeSettings, root } from './harness.mjs';
+import { startSite, openPage, screenshot, openSettings, closeSettings, root, versionFiles, newSession } from './harness.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 
 const CACHE = process.env.TABTEAM_CACHE || `${process.env.HOME}/.cache/tabteam`;
@@ -32,6 +36,23 @@ const SCHEMA = JSON.parse(fs.readFileSync(join(root, 'tests', 'fixtures', 'assis
 const COMMANDS = SCHEMA.properties.commands.items.anyOf.map((c) => c.properties.command_name.const);
 const OFF_FORMAT = "The model's answers are not in the format the team needs";
 const RUN_LIMIT_MS = 420_000;
+// The product's limit for small models (Settings, "Model calls per run"):
+// the tiny model never writes `end`, so the run pauses after this many
+// calls and what it wrote so far is a version.
+const CALL_LIMIT = 1;
+const PAUSED_OR_DONE = /^Paused: the team made the (1 model call|\d+ model calls) Settings allow a run\. What it wrote so far is a version; Resume to let it go on\.$|^Done/;
+
+/** Waits until the run pauses or ends; returns the status line. */
+async function waitForEnd(page, name, t0 = Date.now()) {
+  try {
+    await page.waitForFunction(() => /^(Done|Paused|Stopped)/.test(document.querySelector('[data-testid="status"]')?.textContent || ''), null, { timeout: RUN_LIMIT_MS - (Date.now() - t0), polling: 500 });
+  } catch (e) {
+    await screenshot(page, `${name}-hung`);
+    throw e;
+  }
+  return page.getByTestId('status').textContent();
+}
+
 
 const env = {};
 before(async () => {
@@ -123,7 +144,60 @@ test('the runtime streams an answer constrained to the command schema, which par
   }
 });
 
-test('a visitor with no key picks In this tab, downloads the model once, and the assistant runs on it until Stop; offline after a reload too', async () => {
+test('Settings: Cancel during a download keeps nothing and says so; a .gguf chosen from disk is kept and runs', async () => {
+  // A model server that sends the first 4 MB and then waits, as a slow
+  // link would: Cancel comes while the bytes are still coming.
+  const held = [];
+  const slow = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(MODEL_BYTES), 'access-control-allow-origin': '*' });
+    fs.createReadStream(MODEL_PATH, { start: 0, end: 4 * 1024 * 1024 - 1 }).on('end', () => held.push(res)).pipe(res, { end: false });
+  });
+  await new Promise((r) => slow.listen(0, '127.0.0.1', r));
+  const slowUrl = `http://127.0.0.1:${slow.address().port}/slow/SmolLM2-135M-Instruct.Q4_1.gguf`;
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  try {
+    await openSettings(page);
+    await page.getByTestId('preset').selectOption('intab');
+    await page.getByTestId('intab-model').selectOption('url');
+    await page.getByTestId('intab-url').fill(slowUrl);
+    await page.getByTestId('intab-url').dispatchEvent('change');
+    await page.getByText('Not downloaded yet').waitFor();
+    await page.getByTestId('intab-download').click();
+    await page.waitForFunction(() => /Downloading: [1-9]\d* MB of 99 MB/.test(document.querySelector('[data-testid="intab-status"]')?.textContent || ''), null, { timeout: 30_000 });
+    await page.getByTestId('intab-cancel').click();
+    await page.getByTestId('intab-error').waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByTestId('intab-error').textContent(), 'Download cancelled: nothing of it was kept. Press Download to start again.');
+    assert.match(await page.getByTestId('intab-status').textContent(), /Not downloaded yet/);
+    assert.equal(await page.getByTestId('intab-progress').count(), 0, 'the progress bar is gone');
+    await page.getByTestId('intab-download').waitFor();
+    await screenshot(page, 'in-tab-cancelled');
+    const stored = await page.evaluate(async (url) => (await caches.open('intab-models-v1')).keys().then((ks) => ks.map((k) => k.url).filter((k) => k === url)), slowUrl);
+    assert.deepEqual(stored, [], 'nothing half-stored');
+
+    // A file from this computer: kept in the browser, chosen as the model, and it answers.
+    await page.getByTestId('intab-model').selectOption('file');
+    await page.getByTestId('intab-file').setInputFiles(MODEL_PATH);
+    await page.getByText('is in this browser').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'in-tab-file');
+    const key = await page.evaluate(async () => (await caches.open('intab-models-v1')).keys().then((ks) => ks.map((k) => k.url).filter((k) => k.includes('/file/'))));
+    assert.deepEqual(key, ['https://in-this-tab.invalid/file/SmolLM2-135M-Instruct.Q4_1.gguf']);
+    const answer = await page.evaluate(async (model) => {
+      const engine = await import(new URL('lazy/intab/engine.mjs', document.baseURI).href);
+      const body = { model, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 };
+      const response = await engine.chat(JSON.stringify(body), new AbortController().signal);
+      return { status: response.status, text: await response.text() };
+    }, key[0]);
+    assert.equal(answer.status, 200, answer.text);
+    assert.match(answer.text, /"finish_reason":"(stop|length)"[\s\S]*data: \[DONE\]/);
+    assert.deepEqual(problems.filter((p) => !p.includes('favicon')), []);
+  } finally {
+    await context.close();
+    for (const res of held) res.destroy();
+    await new Promise((r) => slow.close(r));
+  }
+});
+
+test('a visitor with no key picks In this tab, downloads the model once, and the assistant runs to a version (the call limit); offline after a reload too', async () => {
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   try {
     // The site's service worker keeps the runtime once the page is its.
@@ -145,26 +219,27 @@ test('a visitor with no key picks In this tab, downloads the model once, and the
     await page.getByTestId('intab-output').fill('48');
     await page.getByTestId('intab-output').dispatchEvent('change');
     await page.getByTestId('team').selectOption('assistant');
+    await page.getByTestId('call-limit').fill(String(CALL_LIMIT));
+    await page.getByTestId('call-limit').dispatchEvent('change');
     assert.match(await page.getByTestId('price').textContent(), /\$0\.00 \/ \$0\.00/);
     // No address, key or price to give for a model in the tab.
     for (const id of ['base-url', 'remember', 'price-in', 'price-out']) assert.equal(await page.getByTestId(id).count(), 0, id);
     await closeSettings(page);
 
     // The run: no key asked for; the model in the tab streams its answer
-    // into the conversation, constrained (it starts as the schema does).
+    // into the conversation, constrained (it starts as the schema does),
+    // and at the call limit the run pauses: a version of what it wrote.
     await page.getByLabel('Your idea').fill('A web page that says hello');
     await page.getByTestId('start').click();
     const t0 = Date.now();
-    await page.waitForFunction(() => /\{\s*"thought"/.test(document.querySelector('main')?.textContent || ''), null, { timeout: RUN_LIMIT_MS, polling: 500 });
-    const firstMs = Date.now() - t0;
-    await screenshot(page, 'in-tab-streaming');
-    // Stop ends the answer being written: a clear, readable state.
-    await page.getByTestId('stop').click();
-    await page.waitForFunction(() => /^Stopped/.test(document.querySelector('[data-testid="status"]')?.textContent || ''), null, { timeout: 30_000 });
-    const status = await page.getByTestId('status').textContent();
-    console.log(`# in-tab run: first answer text after ${Math.round(firstMs / 1000)} s; then "${status}" after Stop`);
+    const status = await waitForEnd(page, 'in-tab-run');
+    console.log(`# in-tab run: "${status}" after ${Math.round((Date.now() - t0) / 1000)} s`);
+    console.log(`# in-tab conversation: ${JSON.stringify((await page.locator('main').textContent()).slice(0, 600))}`);
     assert.ok(!status.includes(OFF_FORMAT), status);
-    await screenshot(page, 'in-tab-stopped');
+    assert.match(status, PAUSED_OR_DONE);
+    const v1 = await versionFiles(page, 1);
+    console.log(`# in-tab version 1 files: ${JSON.stringify(v1)}`);
+    await screenshot(page, 'in-tab-version');
     assert.deepEqual(problems.filter((p) => !p.includes('favicon')), [], 'no errors in the page');
 
     // No network: the site from its service worker, the runtime from the
@@ -186,6 +261,22 @@ test('a visitor with no key picks In this tab, downloads the model once, and the
     }, env.modelUrl);
     assert.equal(offline.status, 200, offline.text);
     assert.match(offline.text, /"finish_reason":"(stop|length)"[\s\S]*data: \[DONE\]/);
+    await closeSettings(page);
+    // And the team runs again offline, to a version: a new idea, the
+    // same settings (one call: the run pauses and its version is made).
+    // (A run of the assistant takes at least two calls, so one pauses it.)
+    assert.match(status, /^Paused/);
+    await newSession(page);
+    await page.getByLabel('Your idea').fill('A page with a red title');
+    const t1 = Date.now();
+    await page.getByTestId('start').click();
+    const again = await waitForEnd(page, 'in-tab-offline-run', t1);
+    console.log(`# in-tab offline run: "${again}" after ${Math.round((Date.now() - t1) / 1000)} s`);
+    assert.match(again, PAUSED_OR_DONE);
+    const offlineFiles = await versionFiles(page, 1);
+    console.log(`# in-tab offline version 1 files: ${JSON.stringify(offlineFiles)}`);
+    await screenshot(page, 'in-tab-offline-version');
+    assert.deepEqual(problems.filter((p) => !p.includes('favicon') && !/ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(p)), [], 'no errors in the page');
   } finally {
     await context.close();
   }

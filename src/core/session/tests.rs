@@ -785,3 +785,48 @@ cross_test! {
         }
     }
 }
+
+#[cfg(feature = "site")]
+cross_test! {
+    /// A small model may never say it is done: with a call limit in
+    /// Settings the run pauses after that many calls, the files written so
+    /// far are a version, and the request stays open: Resume goes on (as
+    /// many calls again) and the run's end is the next version.
+    async fn at_the_call_limit_the_files_so_far_are_a_version_and_resume_goes_on() {
+        let write = answer("A page.", json!([cmd("Editor.write", json!({"path": "index.html", "content": "<h1>Hello</h1>"}))]));
+        let finish = answer("Done.", json!([cmd("Plan.finish_current_task", json!({}))]));
+        let style = answer("Some style.", json!([cmd("Editor.write", json!({"path": "style.css", "content": "h1 { color: red; }"}))]));
+        // After `end` the assistant writes the person a report (call 6).
+        let llm = ScriptedLlm::from_texts(MODEL, ["TASK".into(), write, finish, style, end_answer(), "Your page says hello.".into()]);
+        let s = Session::new(&Settings { call_limit: 3, ..settings(TeamKind::Assistant) }, Models::Given(Rc::new(llm.clone())), EventSink::default());
+        s.send("A web page that says hello").unwrap();
+        let end = s.run().await.unwrap();
+        assert_eq!(end.outcome.stop, StopReason::CallLimit { calls: 3 });
+        assert_eq!(end.status, SessionStatus::Paused);
+        assert_eq!(llm.requests().len(), 3, "no call past the limit");
+        let v1 = end.version.expect("the work so far is a version");
+        assert_eq!(v1.files.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["index.html"]);
+        assert_eq!(s.project.borrow().open.as_ref().map(|o| o.text.as_str()), Some("A web page that says hello"), "the request stays open");
+        assert!(crate::core::view::stop_text(&end.outcome.stop).starts_with("Paused: the team made the 3 model calls Settings allow a run."));
+        assert!(end.outcome.stop.can_resume());
+        // Resume: as many calls again; the model ends, and that is version 2.
+        let end = s.run().await.unwrap();
+        assert_eq!(end.outcome.stop, StopReason::Idle);
+        assert_eq!(llm.requests().len(), 6);
+        let v2 = end.version.expect("the end of the request is the next version");
+        assert_eq!(v2.number, 2);
+        assert_eq!(v2.files.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["index.html", "style.css"]);
+        assert!(s.project.borrow().open.is_none());
+        // No limit (0, the default): the same run is not cut.
+        let page = answer("A page.", json!([cmd("Editor.write", json!({"path": "a.html", "content": "a"}))]));
+        let llm = ScriptedLlm::from_texts(MODEL, ["TASK".into(), page, end_answer(), "Done.".into()]);
+        let s = session(TeamKind::Assistant, &llm);
+        s.send("A page").unwrap();
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle);
+    }
+}
+
+#[cfg(feature = "site")]
+fn end_answer() -> String {
+    answer("All done.", json!([end()]))
+}

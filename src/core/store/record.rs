@@ -120,6 +120,8 @@ impl SessionStatus {
             StopReason::Idle => SessionStatus::Finished,
             StopReason::BudgetExhausted { .. } | StopReason::UnknownPrice { .. } => SessionStatus::Stopped,
             StopReason::RoundsDone | StopReason::Cancelled | StopReason::Failed { .. } => SessionStatus::Paused,
+            #[cfg(feature = "site")]
+            StopReason::CallLimit { .. } => SessionStatus::Paused,
             StopReason::Interrupted => SessionStatus::Interrupted,
         }
     }

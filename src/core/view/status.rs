@@ -124,6 +124,11 @@ pub fn stop_text(reason: &StopReason) -> String {
             format!("Stopped: no price is known for \"{model}\". Enter its price per million tokens in Settings, then Resume.")
         }
         StopReason::Cancelled => "Stopped by you. Resume to carry on where the team was.".into(),
+        #[cfg(feature = "site")]
+        StopReason::CallLimit { calls } => format!(
+            "Paused: the team made the {} Settings allow a run. What it wrote so far is a version; Resume to let it go on.",
+            crate::core::cost::model_calls(*calls)
+        ),
         StopReason::Interrupted => "Interrupted: the tab closed while the team was working. Everything up to then was saved; \
                                     Resume carries on where it was (an answer that was cut off is asked for again)."
             .into(),

