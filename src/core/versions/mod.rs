@@ -32,7 +32,7 @@ use super::sandbox::TestReport;
 
 pub use diff::{diff_versions, DiffLine, FileChange, FileDiff, LineTag};
 #[cfg(feature = "site")]
-pub use bill::{bills, RoleBill, VersionBill};
+pub use bill::{bills, grouped, RoleBill, VersionBill};
 
 /// How many preview errors may be sent to the team automatically per version.
 pub const AUTO_FIXES_PER_VERSION: u32 = 3;
