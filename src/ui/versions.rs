@@ -235,7 +235,7 @@ fn BillTable(bill: VersionBill) -> impl IntoView {
     let who = bill.roles.iter().map(|r| format!("{} ${:.4}", r.role, r.tally.cost)).collect::<Vec<_>>().join(" · ");
     let row = |role: String, t: crate::core::cost::Tally, total: bool| view! {
         <tr data-testid=if total { "bill-total" } else { "bill-role" } data-role=role.clone()>
-            {if total { view! { <th scope="row">{role}</th> }.into_any() } else { view! { <td>{role}</td> }.into_any() }}
+            {if total { view! { <th scope="row">{role.clone()}</th> }.into_any() } else { view! { <td>{role.clone()}</td> }.into_any() }}
             <td>{t.calls}</td>
             <td>{grouped(t.prompt_tokens)}</td>
             <td>{grouped(t.cached_tokens)}</td>
