@@ -311,9 +311,10 @@ impl Settings {
 pub const IN_TAB_WINDOW: ModelWindow = ModelWindow::new(8192, 512);
 
 /// The smallest context window Settings accepts: a RoleZero's system
-/// prompt and closing turn need about this much before any history.
+/// prompt and closing turn need about this much before any history (the
+/// company's first requests are ~2,500 tokens, estimated, with some).
 #[cfg(feature = "site")]
-pub const MIN_CONTEXT: u64 = 4_096;
+pub const MIN_CONTEXT: u64 = 2_048;
 
 #[cfg(feature = "site")]
 use super::versions::grouped;
@@ -413,7 +414,7 @@ mod tests {
         let saved: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(saved.custom_window, s.custom_window);
         s.set_window(Some(1_000), Some(4_096));
-        assert_eq!(s.problems("k"), ["The context window is 1,000 tokens: the team's instructions alone need more. Enter at least 4,096 (or empty the field to use 16,384).".to_string()]);
+        assert_eq!(s.problems("k"), ["The context window is 1,000 tokens: the team's instructions alone need more. Enter at least 2,048 (or empty the field to use 16,384).".to_string()]);
         s.set_window(Some(8_192), Some(8_192));
         assert_eq!(s.window_problem().as_deref(), Some("The answer limit must be above 0 and below the context window (8,192 tokens): the prompt needs the rest."));
         s.set_window(None, None);

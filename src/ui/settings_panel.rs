@@ -150,7 +150,7 @@ pub fn SettingsFields() -> impl IntoView {
                     on:change=move |ev| set_price(false, event_target_value(&ev)) />
             </label>
             <label>"Context window, tokens"
-                <input type="number" min="4096" step="1024" data-testid="window-context" aria-describedby="window-note"
+                <input type="number" min="2048" step="1024" data-testid="window-context" aria-describedby="window-note"
                     placeholder=move || window_placeholder(settings.with(|s| s.windows().window(s.model.trim()).context))
                     prop:value=move || settings.with(|s| s.custom_window.map(|w| w.context.to_string()).unwrap_or_default())
                     on:change=move |ev| { let v = whole_number(&event_target_value(&ev)); settings.update(|s| { let output = s.custom_window.map(|w| w.output); s.set_window(v, if v.is_none() { None } else { output }) }) } />

@@ -158,7 +158,7 @@ test('Settings takes another model\'s window: a safe default said, figures check
   // Too small a window: said in words, in the dialog and on the first card.
   await page.getByTestId('window-context').fill('1000');
   await page.getByTestId('window-context').dispatchEvent('change');
-  const error = 'The context window is 1,000 tokens: the team\'s instructions alone need more. Enter at least 4,096 (or empty the field to use 16,384).';
+  const error = 'The context window is 1,000 tokens: the team\'s instructions alone need more. Enter at least 2,048 (or empty the field to use 16,384).';
   assert.equal(await page.getByTestId('window-error').textContent(), error);
   await page.getByTestId('window-context').screenshot({ path: join(screenshotDir, 'window-field.png') });
   await page.getByTestId('settings').screenshot({ path: join(screenshotDir, 'window-error-1280x900.png') });

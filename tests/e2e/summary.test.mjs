@@ -36,7 +36,7 @@ function oneTask(id, instruction, work, done) {
   ];
 }
 
-const PAGE = `<!doctype html>\n<html>\n<body>\n<h1>Hello</h1>\n${'<p>A paragraph of the page, long enough to weigh in the history.</p>\n'.repeat(40)}</body>\n</html>\n`;
+const PAGE = `<!doctype html>\n<html>\n<body>\n<h1>Hello</h1>\n${'<p>A paragraph of the page, long enough to weigh in the history.</p>\n'.repeat(160)}</body>\n</html>\n`;
 
 /** The estimate `core::window` makes of a request: 3 bytes a token, 4 a turn. */
 const estimate = (messages) => messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(typeof m.content === 'string' ? m.content : JSON.stringify(m.content)) / 3) + 4, 0);
