@@ -278,7 +278,8 @@ impl Tally {
         if self.prompt_tokens == 0 { 0.0 } else { self.cached_tokens as f64 / self.prompt_tokens as f64 }
     }
 
-    fn add(&mut self, entry: &CostEntry) {
+    /// Count one more call.
+    pub(crate) fn add(&mut self, entry: &CostEntry) {
         self.calls += 1;
         self.cached_tokens += entry.cached_tokens;
         self.cache_write_tokens += entry.cache_write_tokens;

@@ -41,6 +41,12 @@ pub enum TeamEvent {
     ReplyToHuman { role: SharedStr, content: String },
     RoundFinished { round: u32 },
     Stopped { reason: StopReason },
+    /// A role's older history was replaced by a summary its model wrote
+    /// (kept in its memory, cause `rolezero::condense::CONDENSED`): the
+    /// conversation shows it folded. Site only (the widget shows no
+    /// summary; its size budget).
+    #[cfg(feature = "site")]
+    Condensed { message: MessageRef },
     /// The team stopped idle and the project's tests run in the sandbox
     /// (seconds, each file up to its time limit) before the request
     /// becomes version `number`; `VersionReady` follows. Only a project

@@ -225,7 +225,66 @@ impl Settings {
         if self.rounds == 0 {
             problems.push("Allow at least one round.".into());
         }
+        #[cfg(feature = "site")]
+        problems.extend(self.window_problem());
         problems
+    }
+
+    /// The window the model would have without the person's figures: the
+    /// known one, else the fallback (`None` in the second place: unknown).
+    #[cfg(feature = "site")]
+    fn default_window(&self) -> (ModelWindow, bool) {
+        let known = WindowTable::default().known(self.model.trim());
+        (known.unwrap_or(ModelWindow::FALLBACK), known.is_some())
+    }
+
+    /// The person's window figures from Settings' two fields (`None`: left
+    /// empty). Both empty: the known or assumed window again; one given:
+    /// the other stays as it would be.
+    #[cfg(feature = "site")]
+    pub fn set_window(&mut self, context: Option<u64>, output: Option<u64>) {
+        let current = self.custom_window.unwrap_or(self.default_window().0);
+        self.custom_window = match (context, output) {
+            (None, None) => None,
+            (context, output) => Some(ModelWindow::new(context.unwrap_or(current.context), output.unwrap_or(current.output))),
+        };
+    }
+
+    /// What Settings says under the window fields: the figures in use and
+    /// where they come from.
+    #[cfg(feature = "site")]
+    pub fn window_note(&self) -> String {
+        let (window, known) = self.default_window();
+        let figures = |w: ModelWindow| format!("{} tokens in all, answers up to {}", grouped(w.context), grouped(w.output));
+        match self.custom_window {
+            Some(own) => format!("Using your figures: {}. Empty both fields to use the {} again ({}).", figures(own), if known { "known ones" } else { "safe default" }, figures(window)),
+            None if known => format!("Known for this model: {}. Enter smaller figures to send less.", figures(window)),
+            None => format!(
+                "This model's window is not known, so a safe default is used: {}. If the model takes more, enter its figures (they are on the provider's model page): long projects then need fewer summaries.",
+                figures(window)
+            ),
+        }
+    }
+
+    /// The person's window figures, checked: words for the person.
+    #[cfg(feature = "site")]
+    pub fn window_problem(&self) -> Option<String> {
+        let w = self.custom_window?;
+        if w.context < MIN_CONTEXT {
+            return Some(format!(
+                "The context window is {} tokens: the team's instructions alone need more. Enter at least {} (or empty the field to use {}).",
+                grouped(w.context),
+                grouped(MIN_CONTEXT),
+                grouped(self.default_window().0.context)
+            ));
+        }
+        if w.output == 0 || w.output >= w.context {
+            return Some(format!(
+                "The answer limit must be above 0 and below the context window ({} tokens): the prompt needs the rest.",
+                grouped(w.context)
+            ));
+        }
+        None
     }
 
     /// [`Settings::provider_config`] for another model of the same provider.
@@ -257,6 +316,15 @@ impl Settings {
 /// by default: a 1–3 B model on a laptop's CPU writes a few tokens a
 /// second, and a RoleZero answer fits in 512.
 pub const IN_TAB_WINDOW: ModelWindow = ModelWindow::new(8192, 512);
+
+/// The smallest context window Settings accepts: a RoleZero's system
+/// prompt and closing turn need about this much before any history (the
+/// company's first requests are ~2,500 tokens, estimated, with some).
+#[cfg(feature = "site")]
+pub const MIN_CONTEXT: u64 = 2_048;
+
+#[cfg(feature = "site")]
+use super::versions::grouped;
 
 /// Local servers cost nothing to call.
 fn local_price(p: &Preset) -> Option<Price> {
@@ -336,6 +404,30 @@ mod tests {
         // Blank removes.
         s.set_override("Alex", "", None);
         assert_eq!(s.model_for("Alex"), s.model);
+    }
+
+    /// Issue #33 item 1: the window fields. Empty: the known or the safe
+    /// default, said so; given: used, checked in words, saved.
+    #[test]
+    fn another_model_s_window_is_given_checked_and_saved() {
+        let mut s = Settings { model: "my-finetune".into(), custom_price: Some(Price::new(1.0, 1.0)), ..Settings::default() };
+        assert!(s.window_note().starts_with("This model's window is not known, so a safe default is used: 16,384 tokens in all, answers up to 4,096."), "{}", s.window_note());
+        assert_eq!(s.windows().window("my-finetune"), ModelWindow::FALLBACK);
+        s.set_window(Some(32_000), None);
+        assert_eq!(s.custom_window, Some(ModelWindow::new(32_000, 4_096)), "the other figure stays");
+        assert_eq!(s.windows().window("my-finetune"), ModelWindow::new(32_000, 4_096));
+        assert!(s.window_note().starts_with("Using your figures: 32,000 tokens in all, answers up to 4,096. Empty both fields to use the safe default again"), "{}", s.window_note());
+        assert!(s.problems("k").is_empty(), "{:?}", s.problems("k"));
+        let saved: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(saved.custom_window, s.custom_window);
+        s.set_window(Some(1_000), Some(4_096));
+        assert_eq!(s.problems("k"), ["The context window is 1,000 tokens: the team's instructions alone need more. Enter at least 2,048 (or empty the field to use 16,384).".to_string()]);
+        s.set_window(Some(8_192), Some(8_192));
+        assert_eq!(s.window_problem().as_deref(), Some("The answer limit must be above 0 and below the context window (8,192 tokens): the prompt needs the rest."));
+        s.set_window(None, None);
+        assert_eq!((s.custom_window, s.window_problem()), (None, None));
+        s.model = "gpt-4o-mini".into();
+        assert_eq!(s.window_note(), "Known for this model: 128,000 tokens in all, answers up to 16,384. Enter smaller figures to send less.");
     }
 
     #[test]

@@ -156,8 +156,25 @@ fn initial(role: &str) -> String {
     role.chars().next().map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default()
 }
 
+/// A role's summary of its earlier work: its words folded under one line.
+fn summary_row(entry: Entry, covered: u32) -> AnyView {
+    view! {
+        <article class="entry summary" data-testid="summary">
+            <div class="avatar" aria-hidden="true">{initial(&entry.role)}</div>
+            <details class="bubble">
+                <summary><b>{entry.role.clone()}</b>" "{crate::core::view::summary_label(covered)}</summary>
+                <Markdown text=entry.text.clone() finished=true/>
+            </details>
+        </article>
+    }
+    .into_any()
+}
+
 #[component]
 fn Row(entry: Entry) -> impl IntoView {
+    if let EntryKind::Summary { covered } = entry.kind {
+        return summary_row(entry, covered);
+    }
     let shared = expect_context::<Shared>();
     let class = format!("entry {}", entry.kind.class());
     let live = entry.live;
@@ -202,6 +219,7 @@ fn Row(entry: Entry) -> impl IntoView {
             </div>
         </article>
     }
+    .into_any()
 }
 
 #[component]

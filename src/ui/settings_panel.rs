@@ -1,7 +1,8 @@
 //! The settings' fields. `ProviderFields` (provider preset, model, key,
 //! with one sentence on what happens to the key) sit in the first card and
-//! in the Settings dialog; `SettingsFields` (base URL, price, remember the
-//! key, budget, rounds, model calls per run, team, per-role models) only in the dialog. They
+//! in the Settings dialog; `SettingsFields` (base URL, price, the model's
+//! window and answer limit, remember the key, budget, rounds, model calls
+//! per run, team, per-role models) only in the dialog. They
 //! edit `Settings`; checking them is `Settings::problems`. With the "In
 //! this tab" provider, `in_tab_model` replaces the model and key fields. Where they are
 //! shown is `first_card` and `settings_dialog`'s business, not this file's.
@@ -20,6 +21,16 @@ use super::Shared;
 /// not demand a key (LiteLLM with a master key does) says "optional".
 fn key_placeholder(needs_key: bool) -> &'static str {
     if needs_key { "sk-…" } else { "optional" }
+}
+
+/// A window field's placeholder: the figure in use when it is left empty.
+fn window_placeholder(tokens: u64) -> String {
+    tokens.to_string()
+}
+
+/// A whole number of tokens typed in a field; empty or not a number: none.
+fn whole_number(text: &str) -> Option<u64> {
+    super::parse_number(text).filter(|v| *v >= 0.0).map(|v| v.round() as u64)
 }
 
 /// Provider, model and key: what the first run needs.
@@ -47,7 +58,7 @@ pub fn ProviderFields() -> impl IntoView {
             <label>"Model"
                 <input type="text" data-testid="model"
                     prop:value=move || settings.with(|s| s.model.clone())
-                    on:input=move |ev| settings.update(|s| { s.model = event_target_value(&ev); s.custom_price = None; }) />
+                    on:input=move |ev| settings.update(|s| { s.model = event_target_value(&ev); s.custom_price = None; s.custom_window = None; }) />
             </label>
             <label class="key">{move || if needs_key() { "API key" } else { "API key (optional)" }}
                 <input type="password" autocomplete="off" data-testid="key"
@@ -138,6 +149,20 @@ pub fn SettingsFields() -> impl IntoView {
                     prop:value=move || settings.with(|s| s.model_price().map(|p| p.output_per_mtok.to_string()).unwrap_or_default())
                     on:change=move |ev| set_price(false, event_target_value(&ev)) />
             </label>
+            <label>"Context window, tokens"
+                <input type="number" min="2048" step="1024" data-testid="window-context" aria-describedby="window-note"
+                    placeholder=move || window_placeholder(settings.with(|s| s.windows().window(s.model.trim()).context))
+                    prop:value=move || settings.with(|s| s.custom_window.map(|w| w.context.to_string()).unwrap_or_default())
+                    on:change=move |ev| { let v = whole_number(&event_target_value(&ev)); settings.update(|s| { let output = s.custom_window.map(|w| w.output); s.set_window(v, if v.is_none() { None } else { output }) }) } />
+            </label>
+            <label>"Answer limit, tokens"
+                <input type="number" min="1" step="256" data-testid="window-output" aria-describedby="window-note"
+                    placeholder=move || window_placeholder(settings.with(|s| s.windows().window(s.model.trim()).output))
+                    prop:value=move || settings.with(|s| s.custom_window.map(|w| w.output.to_string()).unwrap_or_default())
+                    on:change=move |ev| { let v = whole_number(&event_target_value(&ev)); settings.update(|s| { let context = s.custom_window.map(|w| w.context); s.set_window(if v.is_none() { None } else { context }, v) }) } />
+            </label>
+            <p class="note wide" id="window-note" data-testid="window-note">{move || settings.with(|s| s.window_note())}</p>
+            {move || settings.with(|s| s.window_problem()).map(|p| view! { <p class="error wide" role="alert" data-testid="window-error">{p}</p> })}
             </Show>
             <label>"Budget, $"
                 <input type="number" min="0.01" step="0.5" data-testid="budget" aria-describedby="budget-note"

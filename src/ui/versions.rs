@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 use crate::core::host::Request;
 use crate::core::sandbox::ConsoleLine;
-use crate::core::versions::{Automatic, FileChange, LineTag, ProjectVersion, RequestKind};
+use crate::core::versions::{grouped, Automatic, FileChange, LineTag, ProjectVersion, RequestKind, VersionBill};
 
 use super::Shared;
 
@@ -168,6 +168,11 @@ pub fn VersionsPanel() -> impl IntoView {
     };
     // The switches show the open session's modes.
     let automatic = move || shared.state.with(|s| s.automatic);
+    // What each version cost, per role: the core's reading of the ledger.
+    let bills = Memo::new(move |_| {
+        shared.versions.track();
+        shared.host().and_then(|h| h.session()).map(|s| s.bills()).unwrap_or_default()
+    });
     view! {
         <section class="card versions" aria-label="Versions" data-testid="versions">
             <h2>"Versions"</h2>
@@ -185,8 +190,11 @@ pub fn VersionsPanel() -> impl IntoView {
             </div>
             <Show when=move || shared.versions.with(|v| !v.is_empty()) fallback=|| view! { <p class="note">"A version is made each time the team finishes a request."</p> }>
                 <ol reversed>
-                    {move || shared.versions.get().into_iter().rev().map(|v| view! {
-                        <VersionRow version=v selected=selected at_rest=Signal::derive(at_rest) last_passing=Signal::derive(last_passing) restore=restore/>
+                    {move || shared.versions.get().into_iter().rev().map(|v| {
+                        let bill = bills.with(|b| b.iter().find(|b| b.version == v.number).cloned());
+                        view! {
+                            <VersionRow version=v bill=bill selected=selected at_rest=Signal::derive(at_rest) last_passing=Signal::derive(last_passing) restore=restore/>
+                        }
                     }).collect_view()}
                 </ol>
             </Show>
@@ -199,6 +207,7 @@ pub fn VersionsPanel() -> impl IntoView {
 #[component]
 fn VersionRow(
     version: ProjectVersion,
+    bill: Option<VersionBill>,
     selected: RwSignal<Option<u32>>,
     at_rest: Signal<bool>,
     last_passing: Signal<Option<u32>>,
@@ -219,7 +228,37 @@ fn VersionRow(
                     {format!("Roll back to version {good}")}
                 </button>
             })}
+            {bill.filter(|b| !b.roles.is_empty()).map(|b| view! { <BillTable bill=b/> })}
         </li>
+    }
+}
+
+/// What a version cost, per role: folded to who spent what, a table open.
+#[component]
+fn BillTable(bill: VersionBill) -> impl IntoView {
+    let who = bill.roles.iter().map(|r| format!("{} ${:.4}", r.role, r.tally.cost)).collect::<Vec<_>>().join(" · ");
+    let row = |role: String, t: crate::core::cost::Tally, total: bool| view! {
+        <tr data-testid=if total { "bill-total" } else { "bill-role" } data-role=role.clone()>
+            {if total { view! { <th scope="row">{role.clone()}</th> }.into_any() } else { view! { <td>{role.clone()}</td> }.into_any() }}
+            <td>{t.calls}</td>
+            <td>{grouped(t.prompt_tokens)}</td>
+            <td>{grouped(t.cached_tokens)}</td>
+            <td>{grouped(t.completion_tokens)}</td>
+            <td>{format!("${:.4}", t.cost)}</td>
+        </tr>
+    };
+    let total = bill.total;
+    view! {
+        <details class="bill" data-testid="version-bill">
+            <summary>{format!("Cost by role: {who}")}</summary>
+            <table>
+                <thead><tr><th scope="col">"Role"</th><th scope="col">"Calls"</th><th scope="col">"Tokens in"</th><th scope="col">"Cached"</th><th scope="col">"Out"</th><th scope="col">"Dollars"</th></tr></thead>
+                <tbody>
+                    {bill.roles.into_iter().map(|r| row(r.role, r.tally, false)).collect_view()}
+                    {(total.calls > 0).then(|| row("Version total".to_string(), total, true))}
+                </tbody>
+            </table>
+        </details>
     }
 }
 

@@ -632,3 +632,50 @@ fn images_go_with_the_idea_and_stay_with_the_session() {
     let view = RunView::restored(&snapshot, StopReason::Idle);
     assert_eq!(shown(&view), Some(images), "shown from an export imported again");
 }
+
+/// Issue #33, item 6: each version's bill per role is the same live,
+/// after a reload, and in the export; a request stopped and resumed bills
+/// both runs to its one version.
+#[cfg(feature = "site")]
+#[test]
+fn each_version_bills_its_roles_the_same_after_a_reload_and_in_the_export() {
+    let turns = first_run().into_iter().chain(restart_button()).collect();
+    let mut world = World::new(turns);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+    world.settle();
+    let id = tab.host.state().session_id.unwrap();
+    // The follow-up, stopped at its first call and resumed.
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    tab.host.send(Request::Text("add a restart button".into())).unwrap();
+    world.settle();
+    tab.host.stop();
+    drop(held);
+    world.settle();
+    tab.host.resume().unwrap();
+    world.settle();
+    assert_eq!(tab.host.state().phase, Phase::Done);
+    let live = tab.host.session().unwrap().bills();
+    assert_eq!(live.len(), 2);
+    let spent: Vec<f64> = tab.host.state().versions.iter().map(|v| v.spent.cost).collect();
+    for (bill, spent) in live.iter().zip(&spent) {
+        assert!(bill.roles.len() >= 2, "version {} was made by more than one role: {:?}", bill.version, bill.roles);
+        assert!(bill.total.cost > 0.0 && (bill.total.cost - spent).abs() < 1e-12);
+        assert!(bill.roles.iter().all(|r| r.tally.calls > 0 && r.tally.prompt_tokens > 0));
+    }
+    let calls: u64 = live.iter().map(|b| b.total.calls).sum();
+    assert_eq!(calls, world.model.scripted.calls() as u64, "every call is on a version");
+
+    drop(tab);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    assert_eq!(tab.host.session().unwrap().bills(), live, "the same bill after a reload");
+
+    let store = world.store.clone();
+    let export = world.block(async move { store.export_session(&id).await.unwrap() });
+    let doc: serde_json::Value = serde_json::from_str(&export).unwrap();
+    assert_eq!(doc["bill"], serde_json::to_value(&live).unwrap());
+    assert_eq!(doc["bill"][1]["roles"][0]["cached_tokens"], serde_json::json!(0));
+    assert!(crate::core::store::import_json(&export).is_ok(), "an export with its bill imports");
+}

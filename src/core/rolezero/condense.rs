@@ -30,6 +30,10 @@ pub const CONDENSE: &str = include_str!("prompts/condense.md");
 pub const CONDENSED: &str = "RoleZero.condensed";
 /// The metadata key of the last message id a summary covers.
 pub const COVERS_THROUGH: &str = "covers_through";
+/// The metadata key of how many messages a summary replaces (site only:
+/// the folded summary's label).
+#[cfg(feature = "site")]
+pub const SUMMARISES: &str = "summarises";
 /// How the summary's turn opens in the history.
 pub const SUMMARY_HEADING: &str = "[Summary of the earlier work in this project, written by you]";
 /// The newest messages kept in full after a condensation: at most this
@@ -56,13 +60,14 @@ impl RoleZero {
             }
             let older = self.older_part(role, summary, &live, room);
             let Some(last) = older.last().map(|m| m.id) else { return Ok(turns) };
+            let count = older.len();
             // The request's own system prompt, when it has one: the summary
             // call then shares the prefix the provider's cache holds.
             let mut request: Vec<ChatMessage> = fixed.iter().take(1).filter(|m| m.role == ChatRole::System).cloned().collect();
             request.extend(self.turns(role, summary, &older, room));
             request.push(ChatMessage::user(CONDENSE));
             let text = gate.quietly().absorbed().ask(request).await?;
-            self.remember_summary(role, world, &text, last);
+            self.remember_summary(role, world, &text, last, count);
         }
     }
 
@@ -136,13 +141,22 @@ impl RoleZero {
             .collect()
     }
 
-    fn remember_summary(&self, role: &mut Role, world: &World, text: &str, covers: MessageId) {
+    /// Keep the summary of `count` messages, through `covers`; on the
+    /// site, the conversation hears of it (shown folded).
+    fn remember_summary(&self, role: &mut Role, world: &World, text: &str, covers: MessageId, count: usize) {
         let message = Message::new(world.new_id(), text.trim())
             .with_role(MsgRole::Assistant)
             .caused_by(CONDENSED)
             .from_role(&role.spec.name)
             .with_meta(COVERS_THROUGH, covers.0.to_string());
-        role.state.memory.add(std::rc::Rc::new(message));
+        #[cfg(feature = "site")]
+        let message = message.with_meta(SUMMARISES, count.to_string());
+        #[cfg(not(feature = "site"))]
+        let _ = count;
+        let message = std::rc::Rc::new(message);
+        role.state.memory.add(message.clone());
+        #[cfg(feature = "site")]
+        world.events.emit_with(|| crate::core::events::TeamEvent::Condensed { message });
     }
 }
 

@@ -122,6 +122,9 @@ pub struct Session {
     planner: Option<String>,
     models: Option<(String, MakeModel)>,
     stopper: Option<Stopper>,
+    /// The team's ledger (shared: read while the team runs).
+    #[cfg(feature = "site")]
+    ledger: Rc<RefCell<super::cost::CostLedger>>,
 }
 
 impl Session {
@@ -142,6 +145,8 @@ impl Session {
         team.env.world.human = desk.clone();
         let files = team.env.world.files.clone();
         let project = team.env.world.project.clone();
+        #[cfg(feature = "site")]
+        let ledger = team.ledger.clone();
         // The role that hears everything plans; a lone role (the assistant) too.
         let roles = team.env.roles();
         let planner = roles.iter().find(|r| r.spec.observe_all).or(if roles.len() == 1 { roles.first() } else { None });
@@ -162,6 +167,8 @@ impl Session {
             planner,
             models: made,
             stopper: None,
+            #[cfg(feature = "site")]
+            ledger,
         }
     }
 
@@ -409,6 +416,12 @@ impl Session {
     /// Every version, oldest first.
     pub fn versions(&self) -> Vec<ProjectVersion> {
         self.project.borrow().versions.clone()
+    }
+
+    /// What each version cost, per role (the ledger's calls, as billed).
+    #[cfg(feature = "site")]
+    pub fn bills(&self) -> Vec<super::versions::VersionBill> {
+        super::versions::bills(&self.project.borrow(), self.ledger.borrow().entries())
     }
 
     /// What changed from the version before `number` to it.

@@ -830,3 +830,42 @@ cross_test! {
 fn end_answer() -> String {
     answer("All done.", json!([end()]))
 }
+
+cross_test! {
+    /// Issue #33, Done-when 3, as the e2e plays it: the engineer's same
+    /// failing command twice in a row (its thoughts differ) pauses the
+    /// team after the second; Resume lets him try again.
+    async fn the_same_failing_command_twice_pauses_the_team() {
+        let bad = || cmd("Editor.replace", json!({"path": "index.html", "old": "<h1>", "new": "<h1 style=\"color:red\">"}));
+        let turns = [
+            "TASK".to_string(),
+            answer("One task for Alex.", json!([
+                cmd("Plan.append_task", json!({"task_id": "1", "dependent_task_ids": [], "instruction": "Make the title red", "assignee": "Alex"})),
+                cmd("TeamLeader.publish_team_message", json!({"content": "Make the title red in index.html", "send_to": "Alex"})),
+                end(),
+            ])),
+            answer("Making the title red.", json!([bad()])),
+            answer("That did not work; trying the fix again.", json!([bad()])),
+            answer("The page does not exist yet: writing it.", json!([cmd("Editor.write", json!({"path": "index.html", "content": "<h1>Hi</h1>"})), end()])),
+            answer("Done.", json!([cmd("Plan.finish_current_task", json!({})), end()])),
+        ];
+        // Each role answers from its own queue (who asks is in the system prompt).
+        let queue = |from: &[usize]| Rc::new(std::cell::RefCell::new(from.iter().map(|&i| turns[i].clone()).collect::<std::collections::VecDeque<String>>()));
+        let (mike, alex) = (queue(&[0, 1, 5]), queue(&[2, 3, 4]));
+        let (m, a) = (mike.clone(), alex.clone());
+        let llm = ScriptedLlm::answering(MODEL, move |_, r| {
+            let queue = if r.messages[0].content.contains("named Alex") { &a } else { &m };
+            // Past its script, a role has nothing to do (Mike hears of the pause too).
+            queue.borrow_mut().pop_front().unwrap_or_else(|| answer("Waiting.", json!([end()])))
+        });
+        let s = Session::new(&settings(TeamKind::Company), Models::Given(Rc::new(llm.clone())), EventSink::default());
+        s.send("A page with a red title").unwrap();
+        let end = s.run().await.unwrap();
+        let StopReason::Failed { errors } = &end.outcome.stop else { panic!("not paused: {:?} after {} calls", end.outcome.stop, llm.calls()) };
+        assert_eq!(alex.borrow().len(), 1, "no third attempt");
+        assert!(errors[0].1.contains("Alex got the same error twice in a row"), "{errors:?}");
+        assert!(end.outcome.stop.can_resume());
+        assert_eq!(s.run().await.unwrap().outcome.stop, StopReason::Idle, "Resume: the third attempt works");
+        assert!(alex.borrow().is_empty(), "Alex's third attempt ran");
+    }
+}

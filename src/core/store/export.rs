@@ -3,7 +3,9 @@
 //!
 //! Shape: `{"format": "tabteam-session", "schema_version": N, "session":
 //! …, "meta": …, "ledger": …, "roles": […], "messages": […], "files": […],
-//! "costs": […]}` (the fields of `SessionData`). There is no API key in it:
+//! "costs": […], "bill": […]}` (the fields of `SessionData`; on the site,
+//! `bill`, what each version cost per role, derived and ignored on
+//! import). There is no API key in it:
 //! nothing it is built from has a field for one. Older documents are
 //! migrated step by step, newer ones refused, and an imported document is
 //! checked (it must restore) before it is saved.
@@ -29,6 +31,13 @@ pub fn export_json(data: &SessionData) -> Result<String, StoreError> {
         Value::Object(fields) => doc.extend(fields),
         _ => return Err(StoreError::Other("a session did not export as a JSON object".into())),
     }
+    // What each version cost, per role: for the person reading the file
+    // (derived from the ledger and the versions, so import ignores it).
+    #[cfg(feature = "site")]
+    if let Some(meta) = &data.meta {
+        let bill = crate::core::versions::bills(&meta.project, &data.costs);
+        doc.insert("bill".into(), serde_json::to_value(bill).map_err(|e| StoreError::corrupt("the session could not be exported", e))?);
+    }
     serde_json::to_string_pretty(&Value::Object(doc)).map_err(|e| StoreError::corrupt("the session could not be exported", e))
 }
 
@@ -49,6 +58,7 @@ pub fn import_json(json: &str) -> Result<SessionData, StoreError> {
         .ok_or_else(|| StoreError::Corrupt("this session file has no schema_version".into()))?;
     doc.remove("format");
     doc.remove("schema_version");
+    doc.remove("bill");
     let doc = migrate_export(Value::Object(doc), found)?;
     // Read from text, as the store reads its rows, rather than with
     // `serde_json::from_value`: one deserializer of the session's types.

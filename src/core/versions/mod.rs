@@ -15,6 +15,8 @@
 //! decision of when a request is done (the run controller's, `session`).
 
 mod diff;
+#[cfg(feature = "site")]
+mod bill;
 
 #[cfg(test)]
 mod tests;
@@ -29,6 +31,8 @@ use super::files::{FileError, ProjectFiles};
 use super::sandbox::TestReport;
 
 pub use diff::{diff_versions, DiffLine, FileChange, FileDiff, LineTag};
+#[cfg(feature = "site")]
+pub use bill::{bills, grouped, RoleBill, VersionBill};
 
 /// How many preview errors may be sent to the team automatically per version.
 pub const AUTO_FIXES_PER_VERSION: u32 = 3;
@@ -191,11 +195,19 @@ pub struct Spend {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub cost: f64,
+    /// Where these calls start among the ledger's entries (how many came
+    /// before), for a span of the ledger (`since`); `None` for totals and
+    /// for versions saved before it was kept. The site reads each
+    /// version's bill per role from the entries there (`bill.rs`); the
+    /// widget shows no bill, so it neither keeps nor reads it.
+    #[cfg(feature = "site")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_call: Option<u64>,
 }
 
 impl Spend {
     pub fn of(tally: &Tally) -> Self {
-        Self { calls: tally.calls, prompt_tokens: tally.prompt_tokens, completion_tokens: tally.completion_tokens, cost: tally.cost }
+        Self { calls: tally.calls, prompt_tokens: tally.prompt_tokens, completion_tokens: tally.completion_tokens, cost: tally.cost, #[cfg(feature = "site")] from_call: None }
     }
 
     /// What was spent between `before` and `self`.
@@ -205,6 +217,8 @@ impl Spend {
             prompt_tokens: self.prompt_tokens.saturating_sub(before.prompt_tokens),
             completion_tokens: self.completion_tokens.saturating_sub(before.completion_tokens),
             cost: (self.cost - before.cost).max(0.0),
+            #[cfg(feature = "site")]
+            from_call: Some(before.calls),
         }
     }
 }

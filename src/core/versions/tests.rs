@@ -4,7 +4,7 @@
 use super::*;
 
 fn spend(calls: u64, cost: f64) -> Spend {
-    Spend { calls, prompt_tokens: calls * 100, completion_tokens: calls * 10, cost }
+    Spend { calls, prompt_tokens: calls * 100, completion_tokens: calls * 10, cost, ..Spend::default() }
 }
 
 fn passing(passed: u32, failed: u32) -> Option<TestSummary> {

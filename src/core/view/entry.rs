@@ -39,6 +39,20 @@ pub enum EntryKind {
     Question { question_id: u64, answered: bool },
     /// Something went wrong and what to do about it.
     Error,
+    /// A role's summary of its earlier work (it replaced `covered`
+    /// messages of its history): shown folded, under [`summary_label`].
+    #[cfg(feature = "site")]
+    Summary { covered: u32 },
+}
+
+/// The one line a folded summary shows.
+#[cfg(feature = "site")]
+pub fn summary_label(covered: u32) -> String {
+    match covered {
+        0 => "Earlier work summarised".to_string(),
+        1 => "Earlier work summarised (1 message)".to_string(),
+        n => format!("Earlier work summarised ({n} messages)"),
+    }
 }
 
 impl EntryKind {
@@ -53,6 +67,8 @@ impl EntryKind {
             EntryKind::Reply => "reply",
             EntryKind::Question { .. } => "question",
             EntryKind::Error => "error",
+            #[cfg(feature = "site")]
+            EntryKind::Summary { .. } => "summary",
         }
     }
 }

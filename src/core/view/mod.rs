@@ -13,6 +13,8 @@
 mod entry;
 mod restore;
 mod status;
+#[cfg(all(test, feature = "site"))]
+mod summary_tests;
 pub mod words;
 
 use crate::core::sorted_map::SortedSet;
@@ -27,6 +29,8 @@ use status::VersionNote;
 use words::{deed, report_text};
 
 pub use entry::{split_commands, Entry, EntryKind};
+#[cfg(feature = "site")]
+pub use entry::summary_label;
 pub use status::{done_text, stop_text};
 
 /// The run as a whole.
@@ -210,6 +214,8 @@ impl RunView {
                     }
                 }
             }
+            #[cfg(feature = "site")]
+            TeamEvent::Condensed { message } => self.show_summary(message),
             TeamEvent::Stopped { reason } => {
                 for role in self.live.keys().cloned().collect::<Vec<_>>() {
                     self.end_stream(&role);
@@ -270,6 +276,15 @@ impl RunView {
         let (text, commands) = cut_off(partial);
         let i = self.push(role, EntryKind::Answer, text);
         self.entries[i].commands = commands;
+    }
+
+    /// A role's summary of its earlier work, folded: never the prompt
+    /// that asked for it, only what the model wrote.
+    #[cfg(feature = "site")]
+    pub(crate) fn show_summary(&mut self, message: &super::message::Message) {
+        use super::rolezero::condense::SUMMARISES;
+        let covered = message.metadata.get(SUMMARISES).and_then(|n| n.parse().ok()).unwrap_or(0);
+        self.push(&message.sent_from, EntryKind::Summary { covered }, message.content.clone());
     }
 
     pub(crate) fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {

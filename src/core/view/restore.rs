@@ -55,6 +55,12 @@ impl RunView {
             if shown.contains(&id) {
                 continue;
             }
+            // A summary a role wrote of its earlier work: where it was made.
+            #[cfg(feature = "site")]
+            if answers.contains(&id) && message.cause_by.as_str() == crate::core::rolezero::condense::CONDENSED {
+                view.show_summary(message);
+                continue;
+            }
             if published.contains(&id) && message.cause_by.as_str() == QUICK_THINK_TAG && message.send_to.iter().any(|a| a == crate::core::message::ALL) {
                 // A quick answer: live, its streamed text became the reply
                 // (the message itself, sent to all, is not shown twice).
