@@ -20,7 +20,12 @@
 //! Last, issue #33's long project: the idea and 30 follow-ups on a window
 //! of 16k tokens (prompts sized, histories condensed) and on one so large
 //! that nothing is condensed (as before): the prompt tokens of follow-ups
-//! 1, 10, 20 and 30, and each run's cache and bill table.
+//! 1, 10, 20 and 30, where they go (system prompt, closing turn, history
+//! by kind, summary calls), and each run's cache and bill table; then the
+//! fixed pipeline's 2048 run against its follow-up, call by call. The
+//! scripts are the core's (`core::long_project_script`,
+//! `core::company::script`), the ones the tests run. `LONG_DEBUG=N` lists
+//! follow-up N's calls, turn by turn, on stderr.
 //!
 //! Not a test: figures are printed, nothing is asserted. Tokens are
 //! estimates (four characters a token, as `Usage::estimate`), not a
@@ -171,6 +176,15 @@ fn pipeline() {
     println!("  {:<12} {:>6} {:>28} {:>30}", "run", "calls", "prompt tokens (3 bytes each)", "ledger's prompt tokens (4 chars)");
     println!("  {:<12} {:>6} {:>28} {:>30}", "first run", first.len(), estimate(first), spent[0].prompt_tokens);
     println!("  {:<12} {:>6} {:>28} {:>30}", "follow-up", follow_up.len(), estimate(follow_up), spent[1].prompt_tokens);
+    println!("  each call's prompt tokens (3 bytes each), first run | follow-up:");
+    let role = |r: &ChatRequest| {
+        let system = r.messages.first().map_or("", |m| m.content.as_str());
+        ["Alice", "Bob", "Eve", "Alex", "Edward"].into_iter().find(|name| system.contains(&format!("named {name}"))).unwrap_or("?")
+    };
+    for i in 0..first.len().max(follow_up.len()) {
+        let cell = |rs: &[ChatRequest]| rs.get(i).map_or(String::new(), |r| format!("{:<7} {:>6}", role(r), estimate_messages(&r.messages)));
+        println!("    {:<16} | {}", cell(first), cell(follow_up));
+    }
 }
 
 /// One long run on `window`: every call, with the request (0 the idea)
