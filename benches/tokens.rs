@@ -20,7 +20,12 @@
 //! Last, issue #33's long project: the idea and 30 follow-ups on a window
 //! of 16k tokens (prompts sized, histories condensed) and on one so large
 //! that nothing is condensed (as before): the prompt tokens of follow-ups
-//! 1, 10, 20 and 30, and each run's cache and bill table.
+//! 1, 10, 20 and 30, where they go (system prompt, closing turn, history
+//! by kind, summary calls), and each run's cache and bill table; then the
+//! fixed pipeline's 2048 run against its follow-up, call by call. The
+//! scripts are the core's (`core::long_project_script`,
+//! `core::company::script`), the ones the tests run. `LONG_DEBUG=N` lists
+//! follow-up N's calls, turn by turn, on stderr.
 //!
 //! Not a test: figures are printed, nothing is asserted. Tokens are
 //! estimates (four characters a token, as `Usage::estimate`), not a
@@ -46,6 +51,7 @@ use tabteam::core::human::ScriptedHuman;
 use tabteam::core::llm::anthropic::{self, AnthropicStream};
 use tabteam::core::llm::openai::{self, OpenAiStream};
 use tabteam::core::llm::replay::Recording;
+use tabteam::core::long_project_script::{self, FOLLOW_UPS};
 use tabteam::core::llm::scripted::ScriptedLlm;
 use tabteam::core::llm::{ChatRequest, Llm, LlmError, Reply, StreamEvent, Usage};
 use tabteam::core::mgx::{mgx_team, LEADER};
@@ -83,34 +89,112 @@ fn main() {
 // Issue #33: a long project (the idea and 30 follow-ups, a feature each)
 
 /// The follow-ups' prompt tokens on a 16k window (sized and condensed) and
-/// on a window so large nothing is ever condensed (as before issue #33).
+/// on a window so large nothing is ever condensed (as before issue #33);
+/// where a follow-up's tokens go; then the fixed pipeline's follow-up
+/// against its first run.
 fn long_project() {
-    println!("\nLong project: the idea and 30 follow-ups (one feature file each), the company on a scripted model");
+    println!("\nLong project: the idea and {FOLLOW_UPS} follow-ups (one feature file each), the company on a scripted model");
     println!("  prompt tokens of a follow-up (all its calls; estimated as core::window does, 3 bytes a token)");
     println!("  {:<28} {:>8} {:>8} {:>8} {:>8} {:>10} {:>14} {:>9}", "window", "#1", "#10", "#20", "#30", "#30 / #1", "largest call", "condensed");
     let mut runs = Vec::new();
-    for (label, window) in [("1M (nothing condensed)", ModelWindow::new(1_000_000, 4_096)), ("16k (sized, condensed)", ModelWindow::new(16_384, 4_096))] {
-        let (per_request, calls, largest, condensed) = long_run(window);
+    for (label, window) in [("1M", ModelWindow::new(1_000_000, 4_096)), ("16k", ModelWindow::new(16_384, 4_096))] {
+        let log = long_run(window);
+        let per_request = long_project_script::prompt_tokens_per_request(log.iter().map(|(n, c)| (*n, &c.request)));
         let at = |n: usize| per_request[n];
+        let largest = log.iter().map(|(_, c)| estimate_messages(&c.request.messages)).max().unwrap_or(0);
+        let condensed = log.iter().filter(|(_, c)| c.request.messages.last().is_some_and(|m| m.content == CONDENSE)).count();
         println!(
             "  {label:<28} {:>8} {:>8} {:>8} {:>8} {:>9.2}x {:>14} {:>9}",
             at(1), at(10), at(20), at(30), at(30) as f64 / at(1) as f64, largest, condensed
         );
-        runs.push((label, calls));
+        runs.push((label, log));
     }
-    for (label, calls) in runs {
+    for (label, log) in &runs {
+        parts_table(label, log);
+    }
+    for (label, log) in runs {
+        let calls: Vec<Call> = log.into_iter().map(|(_, c)| c).collect();
         report(&format!("Long project, window {label}"), &calls);
+    }
+    pipeline();
+}
+
+/// Where the prompt tokens of follow-ups 1, 10, 20 and 30 go, by part of
+/// the request (estimated as `core::window` does).
+fn parts_table(label: &str, log: &[(usize, Call)]) {
+    let picked = [1, 10, 20, 30];
+    let mut parts: BTreeMap<&str, [u64; 4]> = BTreeMap::new();
+    for (n, call) in log {
+        let Some(col) = picked.iter().position(|p| p == n) else { continue };
+        for (part, tokens) in long_project_script::prompt_parts(&call.request) {
+            parts.entry(part).or_default()[col] += tokens;
+        }
+    }
+    if let Ok(n) = std::env::var("LONG_DEBUG").unwrap_or_default().parse::<usize>() {
+        for (_, call) in log.iter().filter(|(m, _)| *m == n) {
+            eprintln!("== {} ({} tokens)", call.role, estimate_messages(&call.request.messages));
+            for m in &call.request.messages {
+                let head: String = m.content.chars().take(100).collect();
+                eprintln!("  <{}> {:>6} {}", m.role.as_str(), tabteam::core::window::estimate_tokens(&m.content), head.replace('\n', " | "));
+            }
+        }
+    }
+    println!("\n  where a follow-up's prompt tokens go, window {label}");
+    println!("    {:<52} {:>8} {:>8} {:>8} {:>8}", "part", "#1", "#10", "#20", "#30");
+    for (part, t) in &parts {
+        println!("    {part:<52} {:>8} {:>8} {:>8} {:>8}", t[0], t[1], t[2], t[3]);
     }
 }
 
-/// One long run on `window`: prompt tokens per request, every call, the
-/// largest call's prompt and how many condensations.
-fn long_run(window: ModelWindow) -> (Vec<u64>, Vec<Call>, u64, usize) {
+/// The fixed pipeline (PRD, design, tasks, code, tests): the 2048 run and
+/// its follow-up "add a restart button", each run's prompt tokens.
+fn pipeline() {
+    use tabteam::core::company::script::{IDEA, RESTART_TURNS, TURNS};
+    let turns: Vec<String> = TURNS.iter().chain(RESTART_TURNS.iter()).map(|t| t.to_string()).collect();
+    let llm = ScriptedLlm::from_texts(MODEL, turns);
+    let settings = Settings {
+        team: TeamKind::FixedSop,
+        model: MODEL.into(),
+        custom_price: Some(tabteam::core::cost::Price::new(1.0, 2.0)),
+        budget: 1e9,
+        rounds: 30,
+        ..Settings::default()
+    };
+    let session = Session::new(&settings, Models::Given(Rc::new(llm.clone())), EventSink::default());
+    let mut spent = Vec::new();
+    for request in [IDEA, "add a restart button"] {
+        session.send(request).expect("idle");
+        let end = futures::executor::block_on(session.run()).expect("the run ends");
+        assert!(end.outcome.failures.is_empty(), "{:?}", end.outcome.failures);
+        let stop = format!("{:?}", end.outcome.stop);
+        spent.push(end.version.unwrap_or_else(|| panic!("no version: {stop}")).spent);
+    }
+    let requests = llm.requests();
+    let (first, follow_up) = requests.split_at(TURNS.len());
+    let estimate = |rs: &[ChatRequest]| rs.iter().map(|r| estimate_messages(&r.messages)).sum::<u64>();
+    println!("\nFixed pipeline: the 2048 run, then the follow-up \"add a restart button\"");
+    println!("  {:<12} {:>6} {:>28} {:>30}", "run", "calls", "prompt tokens (3 bytes each)", "ledger's prompt tokens (4 chars)");
+    println!("  {:<12} {:>6} {:>28} {:>30}", "first run", first.len(), estimate(first), spent[0].prompt_tokens);
+    println!("  {:<12} {:>6} {:>28} {:>30}", "follow-up", follow_up.len(), estimate(follow_up), spent[1].prompt_tokens);
+    println!("  each call's prompt tokens (3 bytes each), first run | follow-up:");
+    let role = |r: &ChatRequest| {
+        let system = r.messages.first().map_or("", |m| m.content.as_str());
+        ["Alice", "Bob", "Eve", "Alex", "Edward"].into_iter().find(|name| system.contains(&format!("named {name}"))).unwrap_or("?")
+    };
+    for i in 0..first.len().max(follow_up.len()) {
+        let cell = |rs: &[ChatRequest]| rs.get(i).map_or(String::new(), |r| format!("{:<7} {:>6}", role(r), estimate_messages(&r.messages)));
+        println!("    {:<16} | {}", cell(first), cell(follow_up));
+    }
+}
+
+/// One long run on `window`: every call, with the request (0 the idea)
+/// it was made for.
+fn long_run(window: ModelWindow) -> Vec<(usize, Call)> {
     let log: Rc<RefCell<Vec<(usize, Call)>>> = Rc::default();
     let current = Rc::new(std::cell::Cell::new(0));
     let (log2, current2) = (log.clone(), current.clone());
     let llm = ScriptedLlm::answering(MODEL, move |_, request| {
-        let answer = long_answer(request);
+        let answer = long_project_script::answer_for(request);
         let system = request.messages[0].content.as_str();
         let role = ["Mike", "Alex", "Alice", "Bob", "Eve", "David", "Edward"]
             .into_iter()
@@ -129,91 +213,14 @@ fn long_run(window: ModelWindow) -> (Vec<u64>, Vec<Call>, u64, usize) {
         ..Settings::default()
     };
     let session = Session::new(&settings, Models::Given(Rc::new(llm)), EventSink::default());
-    for n in 0..=30 {
+    for n in 0..=FOLLOW_UPS {
         current.set(n);
-        session.send(&feature_request(n)).expect("idle");
+        session.send(&long_project_script::request_text(n)).expect("idle");
         let end = futures::executor::block_on(session.run()).expect("the run ends");
         assert!(end.outcome.failures.is_empty(), "{:?}", end.outcome.failures);
     }
     let log = std::mem::take(&mut *log.borrow_mut());
-    let mut per_request = vec![0; 31];
-    let mut largest = 0;
-    let mut condensed = 0;
-    for (n, call) in &log {
-        let tokens = estimate_messages(&call.request.messages);
-        per_request[*n] += tokens;
-        largest = largest.max(tokens);
-        condensed += usize::from(call.request.messages.last().is_some_and(|m| m.content == CONDENSE));
-    }
-    (per_request, log.into_iter().map(|(_, c)| c).collect(), largest, condensed)
-}
-
-fn feature_request(n: usize) -> String {
-    if n == 0 {
-        "a todo list page; add feature 0: the list itself".to_string()
-    } else {
-        format!("add feature {n}: one more thing the todo list does")
-    }
-}
-
-fn feature_in(text: &str) -> Option<usize> {
-    text.rmatch_indices("feature ").find_map(|(at, _)| text[at + 8..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok())
-}
-
-/// The same script as `core::long_project_tests`: Mike plans a feature for
-/// Alex, Alex reads the previous feature, writes this one, ends; Mike
-/// finishes the task. A pure function of the request.
-fn long_answer(request: &ChatRequest) -> String {
-    let turns = &request.messages;
-    let last = turns.last().map_or("", |m| m.content.as_str());
-    let system = turns.first().map_or("", |m| m.content.as_str());
-    if last == CONDENSE {
-        let features: Vec<String> = turns.iter().filter_map(|m| feature_in(&m.content)).map(|n| n.to_string()).collect();
-        return format!(
-            "I lead the work on a todo list page, one feature a request. Features mentioned in this part: {}. \
-             Each feature lives in its own file featureN.js, written by Alex and checked; every task so far is finished \
-             and the user was told each time. Nothing is open.",
-            features.join(", ")
-        );
-    }
-    if system.contains("decide what kind of request") {
-        return "TASK".into();
-    }
-    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
-    let history = &turns[1..turns.len().saturating_sub(1).max(1)];
-    let n = history.iter().rev().find_map(|m| feature_in(&m.content)).unwrap_or(0);
-    if system.contains("named Mike") {
-        if newest.starts_with("[Message] from Alex") || newest.contains("I have finished the task") {
-            return answer(
-                &format!("Feature {n} is done."),
-                vec![
-                    cmd("Plan.finish_current_task", json!({})),
-                    cmd("RoleZero.reply_to_human", json!({"content": format!("Feature {n} is ready.")})),
-                    end(),
-                ],
-            );
-        }
-        return answer(
-            &format!("Feature {n} is a job for Alex."),
-            vec![
-                cmd("Plan.append_task", json!({"task_id": format!("f{n}"), "dependent_task_ids": [], "instruction": format!("Add feature {n}"), "assignee": "Alex"})),
-                cmd("TeamLeader.publish_team_message", json!({"content": format!("Add feature {n} in feature{n}.js, in the style of the others."), "send_to": "Alex"})),
-                cmd("RoleZero.reply_to_human", json!({"content": format!("Alex is adding feature {n}.")})),
-                end(),
-            ],
-        );
-    }
-    if newest.contains("Command Editor.write executed") {
-        return answer(&format!("Feature {n} is written."), vec![end()]);
-    }
-    if newest.contains("Command Editor.read executed") || newest.contains("Command Editor.list executed") {
-        let code: String = (0..30).map(|i| format!("export function feature{n}_step{i}(list) {{ return list.map((item) => ({{ ...item, step: {i} }})); }}\n")).collect();
-        return answer(&format!("Writing feature {n}."), vec![write(&format!("feature{n}.js"), &code)]);
-    }
-    if n == 0 {
-        return answer("Let me see the project.", vec![cmd("Editor.list", json!({}))]);
-    }
-    answer("Reading the previous one first.", vec![read(&format!("feature{}.js", n - 1))])
+    log
 }
 
 /// One call as the model got it: who asked, what, and the answer.

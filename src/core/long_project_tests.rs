@@ -4,9 +4,10 @@
 //! gets against that window. Also the same-error guard: a fix loop that
 //! repeats itself stops after the second identical attempt.
 //!
-//! The scripted answers are a pure function of the request (who asks, and
-//! what the newest turn says), so a session restored from any checkpoint
-//! gets the same answers as the uninterrupted one.
+//! The project's script (`core::long_project_script`, which the token
+//! bench measures too) answers as a pure function of the request, so a
+//! session restored from any checkpoint gets the same answers as the
+//! uninterrupted one.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,7 +22,7 @@ use super::cost::Price;
 use super::events::{EventSink, StopReason};
 use super::llm::scripted::ScriptedLlm;
 use super::llm::ChatRequest;
-use super::mgx::tests::{answer, cmd, end};
+use super::long_project_script::{answer, answer_for, cmd, end, request_text, FOLLOW_UPS};
 use super::rolezero::condense::{CONDENSE, CONDENSED, SUMMARY_HEADING};
 use super::session::{Models, Session};
 use super::settings::{Settings, TeamKind};
@@ -30,7 +31,6 @@ use crate::cross_test;
 
 const MODEL: &str = "scripted";
 const WINDOW: ModelWindow = ModelWindow::new(16_384, 4_096);
-const FOLLOW_UPS: usize = 30;
 
 fn settings() -> Settings {
     Settings {
@@ -42,87 +42,6 @@ fn settings() -> Settings {
         rounds: 30,
         ..Settings::default()
     }
-}
-
-/// The request for feature `n` (0 is the idea).
-pub(crate) fn request_text(n: usize) -> String {
-    if n == 0 {
-        "a todo list page; add feature 0: the list itself".to_string()
-    } else {
-        format!("add feature {n}: one more thing the todo list does")
-    }
-}
-
-/// The last number after "feature " in `text`.
-fn feature_in(text: &str) -> Option<usize> {
-    text.rmatch_indices("feature ").find_map(|(at, _)| {
-        let digits: String = text[at + 8..].chars().take_while(char::is_ascii_digit).collect();
-        digits.parse().ok()
-    })
-}
-
-/// A feature's code, the size a real one has (about 2,400 characters).
-pub(crate) fn feature_code(n: usize) -> String {
-    (0..30).map(|i| format!("export function feature{n}_step{i}(list) {{ return list.map((item) => ({{ ...item, step: {i} }})); }}\n")).collect()
-}
-
-/// What the model answers to `request`, the same every time it is asked.
-pub(crate) fn answer_for(request: &ChatRequest) -> String {
-    let turns = &request.messages;
-    let last = turns.last().map_or("", |m| m.content.as_str());
-    let system = turns.first().map_or("", |m| m.content.as_str());
-    if last == CONDENSE {
-        let features: Vec<String> = turns.iter().filter_map(|m| feature_in(&m.content)).map(|n| n.to_string()).collect();
-        return format!(
-            "I lead the work on a todo list page, one feature a request. Features mentioned in this part: {}. \
-             Each feature lives in its own file featureN.js, written by Alex and checked; every task so far is finished \
-             and the user was told each time. Nothing is open.",
-            features.join(", ")
-        );
-    }
-    if system.contains("decide what kind of request") {
-        return "TASK".into();
-    }
-    let newest = turns.len().checked_sub(2).map_or("", |i| turns[i].content.as_str());
-    // The request being worked on: the newest turn that names a feature
-    // (the closing turn, with the plan, is left out).
-    let history = &turns[1..turns.len().saturating_sub(1).max(1)];
-    let n = history.iter().rev().find_map(|m| feature_in(&m.content)).unwrap_or(0);
-    if system.contains("named Mike") {
-        if newest.starts_with("[Message] from Alex") || newest.contains("I have finished the task") {
-            return answer(
-                &format!("Feature {n} is done."),
-                json!([
-                    cmd("Plan.finish_current_task", json!({})),
-                    cmd("RoleZero.reply_to_human", json!({"content": format!("Feature {n} is ready.")})),
-                    end(),
-                ]),
-            );
-        }
-        return answer(
-            &format!("Feature {n} is a job for Alex."),
-            json!([
-                cmd("Plan.append_task", json!({"task_id": format!("f{n}"), "dependent_task_ids": [], "instruction": format!("Add feature {n}"), "assignee": "Alex"})),
-                cmd("TeamLeader.publish_team_message", json!({"content": format!("Add feature {n} in feature{n}.js, in the style of the others."), "send_to": "Alex"})),
-                cmd("RoleZero.reply_to_human", json!({"content": format!("Alex is adding feature {n}.")})),
-                end(),
-            ]),
-        );
-    }
-    // Alex: look at the previous feature, write this one, end.
-    if newest.contains("Command Editor.write executed") {
-        return answer(&format!("Feature {n} is written."), json!([end()]));
-    }
-    if newest.contains("Command Editor.read executed") || newest.contains("Command Editor.list executed") {
-        return answer(
-            &format!("Writing feature {n}."),
-            json!([cmd("Editor.write", json!({"path": format!("feature{n}.js"), "content": feature_code(n)}))]),
-        );
-    }
-    if n == 0 {
-        return answer("Let me see the project.", json!([cmd("Editor.list", json!({}))]));
-    }
-    answer("Reading the previous one first.", json!([cmd("Editor.read", json!({"path": format!("feature{}.js", n - 1)}))]))
 }
 
 /// The scripted model; every request it gets is measured against the

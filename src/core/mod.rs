@@ -50,6 +50,10 @@ pub mod shared_str;
 pub mod snapshot;
 pub mod sorted_map;
 pub mod stop_reason;
+/// Issue #33's long project as a script, for its tests and the token bench.
+#[cfg(any(test, feature = "bench-support"))]
+#[doc(hidden)]
+pub mod long_project_script;
 #[cfg(test)]
 mod long_project_tests;
 #[cfg(test)]

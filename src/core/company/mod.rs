@@ -21,6 +21,7 @@
 //!   step knows it refines, and the refined documents' fields.
 //! - `prompts`: the prompt templates (`prompts/*.md`) and their renderer.
 //! - `code_block`: finding the code in an answer; fencing code for a prompt.
+//! - `script` (tests and the token bench only): the scripted 2048 project.
 
 mod code_block;
 mod document;
@@ -33,6 +34,9 @@ mod write_prd;
 mod write_tasks;
 mod write_test;
 
+#[cfg(any(test, feature = "bench-support"))]
+#[doc(hidden)]
+pub mod script;
 #[cfg(test)]
 pub(crate) mod tests;
 

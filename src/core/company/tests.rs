@@ -26,30 +26,8 @@ use crate::cross_test;
 
 const MODEL: &str = "scripted";
 
-pub(crate) const IDEA: &str = "Write a 2048 game in HTML and JavaScript that runs in the browser.";
+pub(crate) use super::script::{IDEA, RESTART_TURNS, TURNS};
 
-/// The model's answers in the 2048 run, one per call, in call order.
-pub(crate) const TURNS: [&str; 7] = [
-    include_str!("testdata/2048_sop/01_write_prd.txt"),
-    include_str!("testdata/2048_sop/02_write_design.txt"),
-    include_str!("testdata/2048_sop/03_write_tasks.txt"),
-    include_str!("testdata/2048_sop/04_index_html.txt"),
-    include_str!("testdata/2048_sop/05_style_css.txt"),
-    include_str!("testdata/2048_sop/06_game_js.txt"),
-    include_str!("testdata/2048_sop/07_test_game_js.txt"),
-];
-/// The answers to the follow-up "add a restart button" after the 2048 run
-/// (incremental development): the refined PRD, design and task list, the
-/// two files of its incremental change, and game.js's tests (the rules did
-/// not change, so neither do they).
-pub(crate) const RESTART_TURNS: [&str; 6] = [
-    include_str!("testdata/2048_sop_restart/01_refine_prd.txt"),
-    include_str!("testdata/2048_sop_restart/02_refine_design.txt"),
-    include_str!("testdata/2048_sop_restart/03_refine_tasks.txt"),
-    include_str!("testdata/2048_sop_restart/04_index_html.txt"),
-    include_str!("testdata/2048_sop_restart/05_game_js.txt"),
-    include_str!("testdata/2048_sop_restart/06_test_game_js.txt"),
-];
 const PRD: usize = 0;
 const DESIGN: usize = 1;
 const INDEX_HTML: usize = 3;

@@ -4,7 +4,8 @@
 //!
 //! A refined task list (a follow-up) names the files to change in its
 //! "Incremental Change": only those are rewritten, each with its current
-//! code and the project's other files (the legacy code) in the prompt, and
+//! code, the new code of the files rewritten before it in the change, and
+//! the project's other files by reference (path, lines, digest), and
 //! written together once all are answered; every other file stays byte for
 //! byte as it was.
 //!
@@ -151,23 +152,38 @@ fn files_output(verb: &str, paths: Vec<String>) -> ActionOutput {
     ActionOutput { content, instruct_content: Some(json!({ FILES: paths })), failed: false }
 }
 
-/// The project's code other than `path`, each file fenced under its path,
-/// with the new code of the files `written` so far in this change: no
-/// documents (the prompt has them) and no tests (the code is the truth).
+/// The project's code other than `path`: the files `written` so far in
+/// this change with their new code, fenced under their paths; every other
+/// file by reference only (its path, lines and digest: the design and the
+/// task list give its names and interfaces, and the model reads a file it
+/// does not change at most once a change, not once a call). No documents
+/// (the prompt has them) and no tests (the code is the truth).
 fn legacy_code(files: &crate::core::files::ProjectFiles, path: &str, written: &[(String, String)]) -> String {
-    let shown: Vec<String> = files
+    let shown: Vec<String> = written
+        .iter()
+        .filter(|(p, _)| p != path && !p.starts_with("docs/") && !is_test_file(p))
+        .map(|(p, code)| format!("### {p}\n{}", fenced(p, code)))
+        .collect();
+    let listed: Vec<String> = files
         .paths()
-        .chain(written.iter().map(|(p, _)| p.as_str()).filter(|p| files.read(p).is_err()))
-        .filter(|p| *p != path && !p.starts_with("docs/") && !is_test_file(p))
+        .filter(|p| *p != path && !p.starts_with("docs/") && !is_test_file(p) && !written.iter().any(|(w, _)| w == p))
         .filter_map(|p| {
-            let code = written.iter().find(|(w, _)| w == p).map(|(_, code)| code.as_str()).or_else(|| files.read(p).ok())?;
-            Some(format!("### {p}\n{}", fenced(p, code)))
+            let code = files.read(p).ok()?;
+            Some(format!("- {p}: {} lines, digest {:016x}", code.lines().count(), crate::core::digest::digest(code)))
         })
         .collect();
-    if shown.is_empty() {
+    let mut text = shown.join("\n\n");
+    if !listed.is_empty() {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str("The other files, unchanged by this change so far (not shown):\n");
+        text.push_str(&listed.join("\n"));
+    }
+    if text.is_empty() {
         "(no other file)".to_string()
     } else {
-        shown.join("\n\n")
+        text
     }
 }
 

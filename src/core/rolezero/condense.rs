@@ -41,6 +41,9 @@ pub const SUMMARY_HEADING: &str = "[Summary of the earlier work in this project,
 const KEEP_SHARE: u64 = 3;
 /// A single turn is clipped to a quarter of the room.
 const TURN_SHARE: u64 = 4;
+/// Only the newest file reads are shown in full; older ones become a line
+/// naming the file (MetaGPT's `parse_editor_result` keeps five).
+pub const READS_IN_FULL: usize = 5;
 
 impl RoleZero {
     /// The history for a request whose other turns (`fixed`: the system
@@ -116,13 +119,20 @@ impl RoleZero {
     /// Messages as chat turns: this role's own words as the assistant,
     /// everyone else's as the user, with who said it; the summary first.
     /// A turn longer than a quarter of `room` is clipped.
+    /// Of the messages holding file reads, all but the newest
+    /// [`READS_IN_FULL`] show each read as its first line only.
     fn turns(&self, role: &Role, summary: Option<&MessageRef>, messages: &[&MessageRef], room: u64) -> Vec<ChatMessage> {
         let limit = room / TURN_SHARE;
         let summary = summary.map(|s| ChatMessage::user(format!("{SUMMARY_HEADING}\n{}", clip(&s.content, limit))));
+        let mut reads = messages.iter().filter(|m| m.content.contains(READ_OUTPUT)).count();
         summary
             .into_iter()
             .chain(messages.iter().map(|m| {
-                let content = clip(&m.content, limit);
+                let stale = m.content.contains(READ_OUTPUT) && {
+                    reads -= 1;
+                    reads >= READS_IN_FULL
+                };
+                let content = if stale { reads_as_lines(&m.content) } else { clip(&m.content, limit) };
                 if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
                     ChatMessage::assistant(content)
                 } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
@@ -158,6 +168,26 @@ impl RoleZero {
         #[cfg(feature = "site")]
         world.events.emit_with(|| crate::core::events::TeamEvent::Condensed { message });
     }
+}
+
+/// How a file read's output opens in a command outputs message.
+const READ_OUTPUT: &str = "Command Editor.read executed: ";
+
+/// A command outputs message with each file read cut to its first line
+/// (the file, its length and version) and a note to read it again;
+/// the other outputs as they are. Outputs are separated by a blank line,
+/// and a read's lines never hold one (each is numbered).
+fn reads_as_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|output| match output.strip_prefix(READ_OUTPUT) {
+            Some(read) => format!(
+                "{READ_OUTPUT}{} (an earlier read: its lines are not shown again here; use Editor.read to see the file as it is now)",
+                read.lines().next().unwrap_or_default()
+            ),
+            None => output.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// `text` cut to about `tokens` (estimated), on a line or word boundary,
@@ -197,5 +227,17 @@ mod tests {
         // Multi-byte text is cut on a character boundary.
         let accents = "é".repeat(2000);
         assert!(clip(&accents, 100).starts_with('é'));
+    }
+
+    #[test]
+    fn an_earlier_read_becomes_its_first_line_and_other_outputs_stay() {
+        let text = "Command Editor.read executed: [File: a.js (2 lines total, version 3)]\n001|let a = 1;\n002|\n\n\
+                    Command Editor.write executed: wrote b.js (1 line, version 1)";
+        assert_eq!(
+            reads_as_lines(text),
+            "Command Editor.read executed: [File: a.js (2 lines total, version 3)] (an earlier read: its lines are not shown \
+             again here; use Editor.read to see the file as it is now)\n\nCommand Editor.write executed: wrote b.js (1 line, version 1)"
+        );
+        assert_eq!(reads_as_lines("Command Plan.finish_current_task executed: done"), "Command Plan.finish_current_task executed: done");
     }
 }
