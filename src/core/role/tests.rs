@@ -111,7 +111,9 @@ fn addresses_are_name_and_kind() {
 /// Without the `plan-and-act` feature (the widget's build), a role that
 /// plans that way fails with its own kind, asking no model: not a plan
 /// error advising Resume or a stronger model, neither of which helps.
-/// Run with `cargo test --lib --no-default-features --features widget role::`.
+/// Run with `cargo test --lib --no-default-features --features
+/// widget,fixed-sop,sandbox,markdown role::` (the session tests need the
+/// last three; `scripts/test.sh` builds the default features only).
 #[cfg(not(feature = "plan-and-act"))]
 #[test]
 fn plan_and_act_left_out_of_the_build_fails_with_its_own_kind() {
