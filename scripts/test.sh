@@ -65,6 +65,7 @@ step "browser tests (wasm-bindgen-test, headless Chromium)" \
 
 # 5. The site, as a person gets it.
 step "release build (trunk build --release)" trunk build --release
+step "bundle sizes and budgets (scripts/bundle-size.sh)" bash scripts/bundle-size.sh
 
 # 5b. The embeddable widget's package (pkg/), copied with its demo into dist/widget/.
 step "widget build (scripts/build-widget.sh)" bash scripts/build-widget.sh

@@ -5,7 +5,9 @@
 //! can meet: a full disk (a real `QuotaExceededError` DOMException thrown
 //! by a patched `IDBObjectStore.put`), a request failing mid-commit, an
 //! upgrade blocked by another tab, a newer database, no IndexedDB at all,
-//! and a newer tab taking the database over.
+//! and a newer tab taking the database over. Each schema's upgrade is
+//! checked from a database written as that schema did (v5 → v6: the
+//! app-wide records nothing read are dropped, the sessions kept).
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Object, Reflect};
@@ -738,6 +740,62 @@ async fn a_v4_database_is_migrated_to_claims_and_resumes() {
     assert!(store.last_commit().claimed && store.last_commit().from_known);
     store.close();
     assert_eq!(rows_in(&name, "claims").await, 41, "the lease and forty commits");
+    assert_reopened(&name, &team, "the whole team").await;
+}
+
+/// Schema v5 kept app-wide records nothing read: an `experiences` store
+/// and, in `settings`, the app's settings, a remembered key and the
+/// experiences' counter. v6 drops them; the sessions and their counter
+/// stay, and the session resumes.
+#[wasm_bindgen_test]
+async fn a_v5_database_with_app_records_opens_keeping_its_sessions() {
+    let (name, data, mut team) = upgraded_v2_session("migration-v6", 5).await;
+    // What a v5 tabteam wrote there: an experience, the app's settings,
+    // a remembered key and the counters (each setting a JSON string).
+    let db = open_raw(&name, None).await;
+    assert!(db.version() as u32 == 5 && store_names(&db).iter().any(|n| n == "experiences"), "{:?}", store_names(&db));
+    let names: Array = ["experiences", "settings"].iter().map(|n| JsValue::from_str(n)).collect();
+    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite).expect("tx");
+    let end = idb::transaction_end(&tx);
+    let experience = Object::new();
+    Reflect::set(&experience, &"id".into(), &1.into()).expect("id");
+    Reflect::set(&experience, &"role".into(), &"Mike".into()).expect("role");
+    let json = r#"{"id":1,"role":"Mike","session_id":"s1","created_ms":5,"experience":{"request":"make 2048","commands":"[]","outcome":"done"}}"#;
+    Reflect::set(&experience, &"json".into(), &json.into()).expect("json");
+    tx.object_store("experiences").expect("experiences").put(&experience).expect("put");
+    let settings = tx.object_store("settings").expect("settings");
+    for (key, value) in [
+        ("app", r#"{"theme":"dark","remember_key":true,"last_session":"s1"}"#),
+        ("api_key", r#""sk-live-SECRET-v5""#),
+        ("experience_counter", "1"),
+    ] {
+        settings.put_with_key(&value.into(), &key.into()).expect("setting");
+    }
+    assert_eq!(end.await.expect("ended").as_bool(), Some(true), "committed");
+    db.close();
+
+    let store = IdbStore::open(&name).await.expect("open migrates");
+    let back = store.load_session("s1").await.expect("the v5 session is there");
+    assert_eq!(back, data, "every record of the session came over");
+    let copy = store.duplicate_session("s1", "copy", 7).await.expect("the migrated database takes writes");
+    assert_eq!(copy.id, "s2", "the session counter carried over");
+    store.close();
+
+    let db = open_raw(&name, None).await;
+    assert_eq!(db.version() as u32, SCHEMA_VERSION);
+    let names = store_names(&db);
+    assert!(!names.iter().any(|n| n == "experiences") && names.iter().any(|n| n == "settings"), "{names:?}");
+    let tx = db.transaction_with_str("settings").expect("tx");
+    let keys = idb::issued(tx.object_store("settings").expect("settings").get_all_keys()).expect("keys").await.expect("read");
+    let keys: Vec<String> = Array::from(&keys).iter().filter_map(|k| k.as_string()).collect();
+    db.close();
+    assert_eq!(keys, ["session_counter"], "the app's settings, the key and the experiences' counter are gone");
+
+    // It resumes under a lease, as before.
+    let store = IdbStore::open(&name).await.expect("open");
+    store.acquire_lock("s1", "tab", 1, 1_000_000).await.expect("lease");
+    commit_forty_more(&store, &mut team, back, |batch| assert!(batch.messages.len() == 1)).await;
+    store.close();
     assert_reopened(&name, &team, "the whole team").await;
 }
 

@@ -83,6 +83,7 @@ mod tests {
                 fill_failure(NodeParseError::Invalid(vec![Problem::Missing { key: "Requirement Pool".into(), similar: None }])),
             ),
             row("no plan", RoleError::Plan("no valid plan after 3 answers; last error: task 2 depends on unknown task 9".into())),
+            row("plan-and-act not in this build", RoleError::PlanAndActLeftOut),
             row("model answers outside the command format", RoleError::OffFormat { answers: 4 }),
             row(
                 "the same error twice in a row",
@@ -193,6 +194,10 @@ mod tests {
             no plan
               bubble: The plan could not be made: no valid plan after 3 answers; last error: task 2 depends on unknown task 9. Resume to try again, or choose a stronger model in Settings first.
               status: Paused after an error. Alice: The plan could not be made: no valid plan after 3 answers; last error: task 2 depends on unknown task 9. Resume to try again, or choose a stronger model in Settings first. Nothing was lost.
+
+            plan-and-act not in this build
+              bubble: This role plans with plan-and-act, which this build of tabteam leaves out (the embeddable widget does), so it cannot work here and Resume will not change that. Run this team on the tabteam site, which includes it.
+              status: Paused after an error. Alice: This role plans with plan-and-act, which this build of tabteam leaves out (the embeddable widget does), so it cannot work here and Resume will not change that. Run this team on the tabteam site, which includes it. Nothing was lost.
 
             model answers outside the command format
               bubble: The model's answers are not in the format the team needs: 4 answers in a row. Try a stronger model in Settings, or see its last answer; Resume asks it again.

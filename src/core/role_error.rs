@@ -21,6 +21,14 @@ pub enum RoleError {
     Action { action: String, message: String },
     #[error("The plan could not be made: {}. Resume to try again, or choose a stronger model in Settings first.", without_stop(.0))]
     Plan(String),
+    /// The role plans with plan-and-act, which this build was made
+    /// without (feature `plan-and-act`; the embeddable widget leaves it
+    /// out). No model is asked, and neither Resume nor another model helps.
+    #[error(
+        "This role plans with plan-and-act, which this build of tabteam leaves out (the embeddable widget does), \
+         so it cannot work here and Resume will not change that. Run this team on the tabteam site, which includes it."
+    )]
+    PlanAndActLeftOut,
     /// The checkpoint before a call could not be kept (the call is not made).
     #[error(transparent)]
     Storage(KeepError),

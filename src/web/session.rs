@@ -82,14 +82,13 @@ impl InFlight {
         let on_hide = Closure::<dyn FnMut()>::new(move || {
             this.leaving.set(true);
             let Some(id) = this.session_id.borrow().clone() else { return };
-            // A JSON object: role → the text that had streamed.
-            let partial: serde_json::Map<String, serde_json::Value> =
-                this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.as_str().into())).collect();
+            let partial: LiteMap<String, String> =
+                this.partial.borrow().iter().filter(|(_, t)| !t.is_empty()).map(|(r, t)| (r.clone(), t.clone())).collect();
             if partial.is_empty() {
                 return;
             }
-            if let Some(storage) = local_storage() {
-                let _ = storage.set_item(&format!("{IN_FLIGHT}{id}"), &serde_json::Value::Object(partial).to_string());
+            if let (Some(storage), Ok(json)) = (local_storage(), serde_json::to_string(&Abandoned(partial))) {
+                let _ = storage.set_item(&format!("{IN_FLIGHT}{id}"), &json);
             }
         });
         // Back from the back/forward cache: the page lives on.
@@ -108,14 +107,17 @@ impl InFlight {
     pub fn take_abandoned(id: &str) -> LiteMap<String, String> {
         let Some(storage) = local_storage() else { return LiteMap::new() };
         let key = format!("{IN_FLIGHT}{id}");
-        let found = storage.get_item(&key).ok().flatten().and_then(|json| {
-            let mut reader = serde_json::Deserializer::from_str(&json);
-            crate::core::sorted_map::map::deserialize(&mut reader).ok()
-        }).unwrap_or_default();
+        let found = storage.get_item(&key).ok().flatten().and_then(|json| serde_json::from_str::<Abandoned>(&json).ok());
         let _ = storage.remove_item(&key);
-        found
+        found.map(|a| a.0).unwrap_or_default()
     }
 }
+
+/// What was streaming when the page went away, as it is kept in
+/// `localStorage`: a JSON object, role → the text that had streamed.
+/// Written and read through this one type, so both sides agree.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Abandoned(#[serde(with = "crate::core::sorted_map::map")] LiteMap<String, String>);
 
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?

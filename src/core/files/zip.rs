@@ -128,7 +128,7 @@ mod tests {
         let bytes = files.to_zip("my-game").unwrap();
         let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
         let mut names: Vec<String> = archive.file_names().map(str::to_string).collect();
-        names.sort();
+        names.sort_unstable();
         assert_eq!(names, ["my-game/docs/prd.md", "my-game/index.html"]);
         let mut text = String::new();
         archive.by_name("my-game/index.html").unwrap().read_to_string(&mut text).unwrap();

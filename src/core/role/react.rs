@@ -125,7 +125,7 @@ impl Role {
             (None, ReactMode::PlanAndAct) => plan_and_act(self, world).await?,
             // No team this build makes plans this way (see Cargo.toml).
             #[cfg(not(feature = "plan-and-act"))]
-            (None, ReactMode::PlanAndAct) => return Err(RoleError::Plan("this build of tabteam leaves plan-and-act out".into())),
+            (None, ReactMode::PlanAndAct) => return Err(RoleError::PlanAndActLeftOut),
         };
         self.set_state(-1);
         Ok(response)

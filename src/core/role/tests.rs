@@ -107,3 +107,28 @@ fn addresses_are_name_and_kind() {
     let spec = RoleSpec::new("Alice", "Product Manager");
     assert_eq!(spec.addresses(), SortedSet::from(["Alice".to_string(), "ProductManager".to_string()]));
 }
+
+/// Without the `plan-and-act` feature (the widget's build), a role that
+/// plans that way fails with its own kind, asking no model: not a plan
+/// error advising Resume or a stronger model, neither of which helps.
+/// Run with `cargo test --lib --no-default-features --features
+/// widget,fixed-sop,sandbox,markdown role::` (the session tests need the
+/// last three; `scripts/test.sh` builds the default features only).
+#[cfg(not(feature = "plan-and-act"))]
+#[test]
+fn plan_and_act_left_out_of_the_build_fails_with_its_own_kind() {
+    use crate::core::action::AskAction;
+    use crate::core::llm::scripted::ScriptedLlm;
+    use crate::core::role_error::RoleError;
+    use crate::core::team::Team;
+
+    let llm = ScriptedLlm::from_texts("scripted", ["a plan that must not be asked for"]);
+    let mut team = Team::new("a software company", Rc::new(llm.clone()), EventSink::default());
+    let work: Rc<dyn crate::core::action::Action> = Rc::new(AskAction::new("Work", "Do the work."));
+    team.hire([Role::new(RoleSpec::new("Dave", "Planner").react_mode(ReactMode::PlanAndAct, 10), vec![work])]);
+    team.run_project("build a game");
+    let outcome = futures::executor::block_on(team.run(1));
+    let failures: Vec<(&str, &RoleError)> = outcome.failures.iter().map(|(_, who, e)| (who.as_str(), e)).collect();
+    assert_eq!(failures, [("Dave", &RoleError::PlanAndActLeftOut)]);
+    assert_eq!(llm.remaining(), 1, "no model was asked");
+}

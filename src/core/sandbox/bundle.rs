@@ -125,9 +125,10 @@ impl PreviewDoc {
     /// then reads `at start (game.js:12:5)`, not kilobytes of base64.
     pub fn readable(&self, text: &str) -> String {
         let mut out = text.to_string();
-        // Longest first: a module's URL holds the URLs of its imports.
+        // Longest first: a module's URL holds the URLs of its imports (then
+        // by URL, so the order is total and the sort need not be stable).
         let mut sources: Vec<&(String, String)> = self.sources.iter().collect();
-        sources.sort_by_key(|(url, _)| std::cmp::Reverse(url.len()));
+        sources.sort_unstable_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         for (url, path) in sources {
             if out.contains(url.as_str()) {
                 out = out.replace(url.as_str(), path);

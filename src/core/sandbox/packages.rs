@@ -126,7 +126,7 @@ impl Resolver {
         let cdn = cdn.trim().trim_end_matches('/').to_owned();
         let mut shared: Vec<String> = if manifest.present { manifest.versions.keys().cloned().collect() } else { imported.into_iter().collect() };
         shared.retain(|name| split_specifier(name).is_some_and(|(n, sub)| n == name && sub.is_empty()));
-        shared.sort();
+        shared.sort_unstable();
         shared.dedup();
         Self { cdn, manifest, shared }
     }

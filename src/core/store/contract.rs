@@ -7,16 +7,16 @@
 //! crate turns each into its own test; `two_handles_share_one_database`
 //! takes two handles on one database and is called separately.
 //!
-//! Compiled in normal builds (not only under `cfg(test)`) so the browser
-//! test crate can call it; it does no IO of its own and uses the scripted
-//! model, never a network.
+//! Compiled for tests only: the crate's own (`cfg(test)`) and, through the
+//! `test-support` feature (which the crate's dev-dependency on itself turns
+//! on), the browser test crate; never in the site or the widget. It does no
+//! IO of its own and uses the scripted model, never a network.
 
 use std::rc::Rc;
 
 use crate::core::action::AskAction;
 use crate::core::cost::{Price, PriceTable};
 use crate::core::events::{EventSink, StopReason};
-use crate::core::experience::Experience;
 use crate::core::llm::scripted::{ScriptedLlm, Turn};
 use crate::core::llm::Usage;
 use crate::core::message::{Message, MessageId};
@@ -25,8 +25,7 @@ use crate::core::snapshot::TeamSnapshot;
 use crate::core::team::Team;
 
 use super::{
-    AppSettings, Batch, InjectFault, NewExperience, NewSession, SessionRecord, SessionSettings, SessionStatus, Store,
-    StoreError, SCHEMA_VERSION,
+    Batch, InjectFault, NewSession, SessionRecord, SessionSettings, SessionStatus, Store, StoreError, SCHEMA_VERSION,
 };
 
 /// Calls `$m!(case, case, …)` with every contract case's name.
@@ -45,9 +44,7 @@ macro_rules! for_each_contract_case {
             import_refuses_newer_schemas_and_broken_files,
             a_lease_refuses_a_second_holder_until_it_expires_or_is_released,
             a_failed_commit_leaves_nothing_half_written,
-            role_lists_cut_emptied_and_grown_load_back,
-            app_settings_and_the_remembered_key,
-            experiences_are_listed_per_role
+            role_lists_cut_emptied_and_grown_load_back
         );
     };
 }
@@ -379,12 +376,9 @@ pub async fn commit_updates_status_settings_and_time<S: Store + ?Sized>(store: &
 
 pub async fn export_has_no_key_and_round_trips_through_import<S: Store + ?Sized>(store: &S) {
     const KEY: &str = "sk-live-SECRET-0123456789";
-    store.put_app_settings(AppSettings { remember_key: true, ..AppSettings::default() }).await.expect("settings");
-    store.put_remembered_key(Some(KEY.into())).await.expect("remember the key");
     let (original, _team, snap) = session_with_run(store, 3).await;
 
     let json = store.export_session(&original.id).await.expect("export");
-    assert!(!json.contains(KEY) && !json.contains("SECRET"), "the key is never exported");
     assert!(!json.to_lowercase().contains("api_key") && !json.to_lowercase().contains("apikey"));
     let doc: serde_json::Value = serde_json::from_str(&json).expect("the export is JSON");
     assert_eq!(doc["format"], "tabteam-session");
@@ -587,43 +581,6 @@ pub async fn role_list_edits_from_a_connection_that_does_not_know_the_session<S:
     s2.roles[0].memory.extend(ids(1_150, 1_200));
     s2.roles[1].memory.extend(ids(1_100, 1_200));
     commit_and_check(a, b, &record.id, &s1, &s2, 1_003, "cut again by the first connection").await;
-}
-
-pub async fn app_settings_and_the_remembered_key<S: Store + ?Sized>(store: &S) {
-    assert_eq!(store.app_settings().await.expect("settings"), AppSettings::default());
-    assert_eq!(store.remembered_key().await.expect("key"), None);
-    assert_eq!(store.put_remembered_key(Some("sk-1".into())).await, Err(StoreError::remember_key_off()), "not without consent");
-    assert_eq!(store.remembered_key().await.expect("key"), None);
-
-    let on = AppSettings { theme: "dark".into(), remember_key: true, last_session: Some("s1".into()) };
-    store.put_app_settings(on.clone()).await.expect("put");
-    assert_eq!(store.app_settings().await.expect("settings"), on);
-    store.put_remembered_key(Some("sk-1".into())).await.expect("remember");
-    assert_eq!(store.remembered_key().await.expect("key").as_deref(), Some("sk-1"));
-    store.put_remembered_key(None).await.expect("forget");
-    assert_eq!(store.remembered_key().await.expect("key"), None);
-
-    store.put_remembered_key(Some("sk-2".into())).await.expect("remember");
-    store.put_app_settings(AppSettings { remember_key: false, ..on }).await.expect("untick");
-    assert_eq!(store.remembered_key().await.expect("key"), None, "unticking forgets the key");
-}
-
-pub async fn experiences_are_listed_per_role<S: Store + ?Sized>(store: &S) {
-    assert_eq!(store.list_experiences(None).await.expect("list"), []);
-    let add = |role: &str, request: &str, now_ms| NewExperience {
-        role: role.into(),
-        session_id: Some("s1".into()),
-        now_ms,
-        experience: Experience::new(request, r#"[{"command_name":"end"}]"#, "done"),
-    };
-    let a = store.add_experience(add("Mike", "make 2048", 1)).await.expect("add");
-    let b = store.add_experience(add("Alex", "write snake", 2)).await.expect("add");
-    let c = store.add_experience(add("Mike", "make tetris", 3)).await.expect("add");
-    assert!(a.id < b.id && b.id < c.id, "ids increase");
-    assert_eq!(store.list_experiences(None).await.expect("list"), [a.clone(), b.clone(), c.clone()]);
-    assert_eq!(store.list_experiences(Some("Mike")).await.expect("list"), [a.clone(), c]);
-    assert_eq!(store.list_experiences(Some("Nobody")).await.expect("list"), []);
-    assert_eq!(a.experience.request, "make 2048");
 }
 
 /// Two handles on one database (two tabs): each sees what the other

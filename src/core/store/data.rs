@@ -128,7 +128,7 @@ impl SessionData {
             if normalize_path(path).ok().as_deref() != Some(path) {
                 return Err(StoreError::Corrupt(format!("the file path \"{path}\" is not a valid project path")));
             }
-            versions.sort_by_key(|v| v.version);
+            versions.sort_unstable_by_key(|v| v.version);
             for (i, v) in versions.iter().enumerate() {
                 if usize::try_from(v.version).ok() != Some(i + 1) {
                     return Err(StoreError::Corrupt(format!("file \"{path}\" is missing version {}", i + 1)));

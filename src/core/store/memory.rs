@@ -17,8 +17,7 @@ use serde::Serialize;
 use super::batch::Batch;
 use super::data::SessionData;
 use super::record::{
-    session_id, sort_sessions, AppSettings, ExperienceRecord, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewExperience,
-    RoleRecord, SessionRecord,
+    session_id, sort_sessions, LedgerRecord, LockRecord, MetaHead, MetaRecord, RoleRecord, SessionRecord,
 };
 use super::{InjectFault, Store, StoreError, StoreFuture};
 use crate::core::cost::CostEntry;
@@ -50,7 +49,7 @@ enum Table {
     Files,
     Costs,
     Locks,
-    Experiences,
+    /// The id counter.
     Settings,
 }
 
@@ -74,10 +73,7 @@ fn s(text: &str) -> Part {
     Part::Str(text.to_string())
 }
 
-const APP_SETTINGS: &str = "app";
-const REMEMBERED_KEY: &str = "api_key";
 const SESSION_COUNTER: &str = "session_counter";
-const EXPERIENCE_COUNTER: &str = "experience_counter";
 
 /// A write transaction: every change is undone if the closure fails.
 struct Txn<'a> {
@@ -266,7 +262,7 @@ impl Store for MemoryStore {
         self.ready(move |t| {
             let session = t.session(id)?;
             let mut roles: Vec<RoleRecord> = t.scan(Table::Roles, &[s(id)])?;
-            roles.sort_by_key(|r| r.index);
+            roles.sort_unstable_by_key(|r| r.index);
             Ok(SessionData {
                 session,
                 meta: match t.get::<MetaHead>(&key(Table::Meta, [s(id)]))? {
@@ -364,60 +360,6 @@ impl Store for MemoryStore {
                 Some(lock) if lock.holder == holder => t.delete(&k),
                 _ => Ok(()),
             }
-        })
-    }
-
-    fn app_settings(&self) -> StoreFuture<'_, AppSettings> {
-        self.ready(|t| Ok(t.get(&key(Table::Settings, [s(APP_SETTINGS)]))?.unwrap_or_default()))
-    }
-
-    fn put_app_settings(&self, settings: AppSettings) -> StoreFuture<'_, ()> {
-        self.ready(move |t| {
-            if !settings.remember_key {
-                t.delete(&key(Table::Settings, [s(REMEMBERED_KEY)]))?;
-            }
-            t.put(key(Table::Settings, [s(APP_SETTINGS)]), &settings)
-        })
-    }
-
-    fn remembered_key(&self) -> StoreFuture<'_, Option<String>> {
-        self.ready(|t| t.get(&key(Table::Settings, [s(REMEMBERED_KEY)])))
-    }
-
-    fn put_remembered_key(&self, api_key: Option<String>) -> StoreFuture<'_, ()> {
-        self.ready(move |t| {
-            let k = key(Table::Settings, [s(REMEMBERED_KEY)]);
-            match api_key {
-                None => t.delete(&k),
-                Some(api_key) => {
-                    let settings: AppSettings = t.get(&key(Table::Settings, [s(APP_SETTINGS)]))?.unwrap_or_default();
-                    if !settings.remember_key {
-                        return Err(StoreError::remember_key_off());
-                    }
-                    t.put(k, &api_key)
-                }
-            }
-        })
-    }
-
-    fn add_experience(&self, new: NewExperience) -> StoreFuture<'_, ExperienceRecord> {
-        self.ready(move |t| {
-            let record = ExperienceRecord {
-                id: t.next(EXPERIENCE_COUNTER)?,
-                role: new.role,
-                session_id: new.session_id,
-                created_ms: new.now_ms,
-                experience: new.experience,
-            };
-            t.put(key(Table::Experiences, [Part::Num(record.id)]), &record)?;
-            Ok(record)
-        })
-    }
-
-    fn list_experiences<'a>(&'a self, role: Option<&'a str>) -> StoreFuture<'a, Vec<ExperienceRecord>> {
-        self.ready(move |t| {
-            let all: Vec<ExperienceRecord> = t.scan(Table::Experiences, &[])?;
-            Ok(all.into_iter().filter(|e| role.is_none_or(|r| e.role == r)).collect())
         })
     }
 }

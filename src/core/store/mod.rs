@@ -9,8 +9,10 @@
 //! `RoleSnapshot`: memory pointers, buffer, news, react state, plan, call
 //! journal), one record per file *version*, the ledger's head (budget,
 //! prices, totals) and its append-only cost entries, plus a lease lock.
-//! App-wide records (settings, the remembered key, experiences) live
-//! apart, so exporting a session can never include the key.
+//! The store keeps nothing app-wide but its id counter: the settings and
+//! the key the person asked to remember are the page's (`localStorage`,
+//! `web::settings_store`), never a record a session read or export could
+//! reach.
 //!
 //! Writes go through [`Store::commit`], which applies a [`Batch`] in one
 //! transaction; [`Batch::between`] computes the minimal batch from the
@@ -30,10 +32,12 @@
 //! - `writer`: `SessionWriter`, write-through for a running team.
 //! - `reopen` (site): which session the page opens on load.
 //! - `memory`: `MemoryStore`, for native tests and as a fallback.
-//! - `contract`: the tests every `Store` must pass (compiled in normal
-//!   builds, so the browser tests run them against IndexedDB).
+//! - `contract`: the tests every `Store` must pass (compiled for tests
+//!   only: the crate's own, and the browser tests through the
+//!   `test-support` feature, which they turn on; never shipped).
 
 mod batch;
+#[cfg(any(test, feature = "test-support"))]
 pub mod contract;
 mod data;
 mod export;
@@ -58,8 +62,8 @@ pub use export::{export_json, file_stem, import_json, migrate_export, EXPORT_FOR
 pub use memory::MemoryStore;
 pub use none::{MayKeep, NoStore};
 pub use record::{
-    AppSettings, ExperienceRecord, FileVersion, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewExperience, NewSession,
-    RoleRecord, SessionRecord, SessionSettings, SessionStatus, SCHEMA_VERSION,
+    FileVersion, LedgerRecord, LockRecord, MetaHead, MetaRecord, NewSession, RoleRecord, SessionRecord, SessionSettings,
+    SessionStatus, SCHEMA_VERSION,
 };
 pub use record::{session_id, sort_sessions};
 #[cfg(feature = "site")]
@@ -108,11 +112,6 @@ impl From<StoreError> for KeepError {
 }
 
 impl StoreError {
-    /// Refusal to keep a key the user did not ask to remember.
-    pub fn remember_key_off() -> Self {
-        StoreError::Other("the API key is kept on this device only when \"remember my key\" is ticked".into())
-    }
-
     /// A batch changes a role the session does not hold, without bringing
     /// the role's head (a batch made against another state of the store).
     pub(crate) fn role_not_saved(role: &str) -> Self {
@@ -162,25 +161,6 @@ pub trait Store {
     /// Gives the lease up, if `holder` has it.
     fn release_lock<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, ()>;
 
-    /// The app's settings (defaults when none were saved).
-    fn app_settings(&self) -> StoreFuture<'_, AppSettings>;
-
-    /// Saves the settings; turning `remember_key` off forgets the key in
-    /// the same transaction.
-    fn put_app_settings(&self, settings: AppSettings) -> StoreFuture<'_, ()>;
-
-    /// The API key the user asked to remember, if any.
-    fn remembered_key(&self) -> StoreFuture<'_, Option<String>>;
-
-    /// Remembers the key (`Some`), refused unless `remember_key` is on; or
-    /// forgets it (`None`).
-    fn put_remembered_key(&self, key: Option<String>) -> StoreFuture<'_, ()>;
-
-    fn add_experience(&self, new: NewExperience) -> StoreFuture<'_, ExperienceRecord>;
-
-    /// Experiences, oldest first, of one role or of all.
-    fn list_experiences<'a>(&'a self, role: Option<&'a str>) -> StoreFuture<'a, Vec<ExperienceRecord>>;
-
     /// A new, empty session (no team state yet).
     fn create_session(&self, new: NewSession) -> StoreFuture<'_, SessionRecord> {
         self.insert_session(SessionData::new(new.into_record()))
@@ -204,8 +184,7 @@ pub trait Store {
     }
 
     /// The session as a versioned JSON document. It contains no API key:
-    /// session records have no field for one, and the remembered key is
-    /// kept in a record export never reads.
+    /// session records have no field for one, and the store keeps none.
     fn export_session<'a>(&'a self, id: &'a str) -> StoreFuture<'a, String> {
         Box::pin(async move { export_json(&self.load_session(id).await?) })
     }

@@ -5,10 +5,7 @@
 //! `Rc<dyn Store>` would keep linked. Deliberately not a store that
 //! forgets what it is given: there is nothing to call.
 
-use super::{
-    AppSettings, Batch, ExperienceRecord, LockRecord, NewExperience, NewSession, SessionData, SessionRecord, Store,
-    StoreFuture,
-};
+use super::{Batch, LockRecord, NewSession, SessionData, SessionRecord, Store, StoreFuture};
 
 /// A store that cannot exist (see the module's doc).
 pub enum NoStore {}
@@ -55,24 +52,6 @@ impl Store for NoStore {
         match *self {}
     }
     fn release_lock<'a>(&'a self, _: &'a str, _: &'a str) -> StoreFuture<'a, ()> {
-        match *self {}
-    }
-    fn app_settings(&self) -> StoreFuture<'_, AppSettings> {
-        match *self {}
-    }
-    fn put_app_settings(&self, _: AppSettings) -> StoreFuture<'_, ()> {
-        match *self {}
-    }
-    fn remembered_key(&self) -> StoreFuture<'_, Option<String>> {
-        match *self {}
-    }
-    fn put_remembered_key(&self, _: Option<String>) -> StoreFuture<'_, ()> {
-        match *self {}
-    }
-    fn add_experience(&self, _: NewExperience) -> StoreFuture<'_, ExperienceRecord> {
-        match *self {}
-    }
-    fn list_experiences<'a>(&'a self, _: Option<&'a str>) -> StoreFuture<'a, Vec<ExperienceRecord>> {
         match *self {}
     }
     // The provided methods too: their bodies would run before the

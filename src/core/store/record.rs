@@ -3,16 +3,15 @@
 //!
 //! Records are plain serde data; only the store implementations decide
 //! how they are laid out on disk (IndexedDB rows, JSON). The session's
-//! settings have no field for an API key on purpose: a key can only be
-//! kept in the app-wide remembered-key record, which no session read or
-//! export touches.
+//! settings have no field for an API key on purpose, and no record has
+//! one: a key the person asks to remember is the page's, kept apart
+//! (`web::settings_store`).
 
 use litemap::LiteMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::core::cost::{CostEntry, CostLedger, PriceTable, Tally, DEFAULT_BUDGET};
-use crate::core::experience::Experience;
 use crate::core::shared_str::SharedStr;
 use crate::core::message::{IdSource, MessageId};
 use crate::core::snapshot::RoleSnapshot;
@@ -25,8 +24,10 @@ use super::StoreError;
 /// v2 keeps one record per file version; v3 keeps the message log, the
 /// cost entries and the history in chunks; v4 keeps each role's id lists
 /// in chunks apart from the rest of the role; v5 adds the claims that let
-/// a commit be checked without a read (the export's shape is v2's).
-pub const SCHEMA_VERSION: u32 = 5;
+/// a commit be checked without a read; v6 drops the app-wide records
+/// nothing read (experiences, app settings, a remembered key). The
+/// export's shape is v2's.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// How a session is run. There is no API key here, ever.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,7 +161,7 @@ pub fn session_id(n: u64) -> String {
 
 /// The sessions list's order: most recently updated first.
 pub fn sort_sessions(sessions: &mut [SessionRecord]) {
-    sessions.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    sessions.sort_unstable_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
 }
 
 /// What the user gives to start a session.
@@ -298,46 +299,5 @@ impl LockRecord {
     /// Does this lease keep `holder` out at `now_ms`?
     pub fn excludes(&self, holder: &str, now_ms: u64) -> bool {
         self.holder != holder && self.expires_ms > now_ms
-    }
-}
-
-/// A past request that worked, for one role (app-wide, not per session).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExperienceRecord {
-    /// Assigned by the store, increasing.
-    pub id: u64,
-    pub role: String,
-    /// The session it was learnt in, if it is still of interest.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    pub created_ms: u64,
-    pub experience: Experience,
-}
-
-/// An experience to add.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewExperience {
-    pub role: String,
-    pub session_id: Option<String>,
-    pub now_ms: u64,
-    pub experience: Experience,
-}
-
-/// App-wide settings. The key itself is not here: it is kept in a record
-/// of its own, only while `remember_key` is on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct AppSettings {
-    /// "system", "light" or "dark".
-    pub theme: String,
-    /// The user ticked "remember my key on this device".
-    pub remember_key: bool,
-    /// The session to reopen on start.
-    pub last_session: Option<String>,
-}
-
-impl Default for AppSettings {
-    fn default() -> Self {
-        Self { theme: "system".into(), remember_key: false, last_session: None }
     }
 }

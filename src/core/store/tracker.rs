@@ -149,8 +149,8 @@ impl Tracker {
             .filter(|saved| !frame.roles.iter().any(|r| r.name == saved.name))
             .map(|r| r.name.clone())
             .collect();
-        batch.roles_removed.sort();
-        batch.messages.sort_by_key(|m| m.id);
+        batch.roles_removed.sort_unstable();
+        batch.messages.sort_unstable_by_key(|m| m.id);
 
         diff_files(Some(&self.files), frame.files, &mut batch);
         let files = (!batch.files.is_empty() || !batch.files_removed.is_empty()).then(|| frame.files.clone());
@@ -228,7 +228,7 @@ impl Tracker {
                     None => roles.extend(edit.applied(None).map(|r| (edit.index, r))),
                 }
             }
-            roles.sort_by_key(|(i, _)| *i);
+            roles.sort_unstable_by_key(|(i, _)| *i);
             self.roles = roles.into_iter().map(|(_, r)| r).collect();
         }
         self.messages.extend(pending.messages);

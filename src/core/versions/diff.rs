@@ -2,8 +2,13 @@
 //! added, removed or changed, and for each change its lines with a little
 //! context. The diffing itself is the `similar` crate's (Myers' algorithm,
 //! well kept); this only decides what to compare and how much to show.
+//!
+//! It calls the algorithm itself over the lines, not `TextDiff`: `TextDiff`
+//! builds Myers for every hook and integer width it may pick (17 copies,
+//! ~180 KB of the run module's wasm), this one for lines of text.
 
-use similar::{ChangeTag, TextDiff};
+use similar::algorithms::{myers, Capture, Replace};
+use similar::{group_diff_ops, DiffTag};
 
 use super::{ProjectLog, VersionError};
 use crate::core::files::ProjectFiles;
@@ -75,28 +80,37 @@ pub fn diff_versions(log: &ProjectLog, files: &ProjectFiles, number: u32) -> Res
             }
         }
     }
-    diffs.sort_by(|a, b| a.path.cmp(&b.path));
+    diffs.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     Ok(diffs)
 }
 
-/// The changed lines of `old` → `new`, with context, hunks apart.
+/// The changed lines of `old` → `new`, with context, hunks apart. Lines
+/// keep their line break while compared (a last line without one differs
+/// from the same line with one), and are shown without it.
 fn lines_of(old: &str, new: &str) -> Vec<DiffLine> {
-    let diff = TextDiff::from_lines(old, new);
+    let old: Vec<&str> = old.split_inclusive('\n').collect();
+    let new: Vec<&str> = new.split_inclusive('\n').collect();
+    // `Replace` joins a deletion and the insertion beside it, so removed
+    // lines come before the lines that replace them.
+    let mut ops = Replace::new(Capture::new());
+    let Ok(()) = myers::diff(&mut ops, &old[..], 0..old.len(), &new[..], 0..new.len());
+    let line = |tag: LineTag, text: &str| {
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        DiffLine { tag, text: text.strip_suffix('\r').unwrap_or(text).to_string() }
+    };
     let mut lines = Vec::new();
-    for (i, group) in diff.grouped_ops(CONTEXT_LINES).iter().enumerate() {
+    for (i, group) in group_diff_ops(ops.into_inner().into_ops(), CONTEXT_LINES).iter().enumerate() {
         if i > 0 {
             lines.push(DiffLine { tag: LineTag::Gap, text: String::new() });
         }
         for op in group {
-            for change in diff.iter_changes(op) {
-                let tag = match change.tag() {
-                    ChangeTag::Equal => LineTag::Same,
-                    ChangeTag::Insert => LineTag::Added,
-                    ChangeTag::Delete => LineTag::Removed,
-                };
-                let text = change.value().strip_suffix('\n').unwrap_or(change.value());
-                lines.push(DiffLine { tag, text: text.strip_suffix('\r').unwrap_or(text).to_string() });
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if tag == DiffTag::Equal {
+                lines.extend(old[old_range].iter().map(|t| line(LineTag::Same, t)));
+                continue;
             }
+            lines.extend(old[old_range].iter().map(|t| line(LineTag::Removed, t)));
+            lines.extend(new[new_range].iter().map(|t| line(LineTag::Added, t)));
         }
     }
     lines

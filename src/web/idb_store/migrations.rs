@@ -10,7 +10,10 @@
 //! - 3 → 4 moves each session's meta, ledger and roles into its tail row
 //!   and the roles' lists into `role_lists`, then drops `meta`, `ledger`
 //!   and `roles`;
-//! - 4 → 5 creates `claims` (v4's text write stamps read as a count of 0).
+//! - 4 → 5 creates `claims` (v4's text write stamps read as a count of 0);
+//! - 5 → 6 drops `experiences` and the settings rows nothing read (the
+//!   app's settings, a remembered key, the experiences' counter); the
+//!   sessions and their id counter stay.
 //!
 //! There are no downgrades: a database newer than this build is refused
 //! (`StoreError::TooNew`, in `errors.rs`).
@@ -23,8 +26,8 @@ use super::errors::describe;
 use super::idb;
 use super::rows::{file_row, found, object_store, parse_row, rows, session_keyed, session_range};
 use super::schema::{
-    CLAIMS, COSTS_V2, COST_CHUNKS, EXPERIENCES, FILES, HISTORY, LEDGER, LOCKS, MESSAGES_V2, MESSAGE_CHUNKS, META, PROJECT_V1, ROLES,
-    ROLE_LISTS, SESSIONS, SETTINGS, TAILS,
+    CLAIMS, COSTS_V2, COST_CHUNKS, DROPPED_SETTINGS_V6, EXPERIENCES, FILES, HISTORY, LEDGER, LOCKS, MESSAGES_V2, MESSAGE_CHUNKS,
+    META, PROJECT_V1, ROLES, ROLE_LISTS, SESSIONS, SETTINGS, TAILS,
 };
 use super::{chunks, tail};
 use crate::core::files::ProjectFiles;
@@ -39,6 +42,7 @@ pub(super) async fn upgrade(db: &IdbDatabase, tx: &IdbTransaction, old: u32, new
             2 => chunked_logs(db, tx).await?,
             3 => tails_from_v3(db, tx).await?,
             4 => drop(create_store(db, CLAIMS, None)?),
+            5 => unused_app_records(db, tx)?,
             _ => return Err(StoreError::Other(format!("no upgrade step from schema {version}"))),
         }
     }
@@ -204,6 +208,20 @@ async fn tails_from_v3(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), Stor
     }
     for old in [META, LEDGER, ROLES] {
         db.delete_object_store(old).map_err(|e| StoreError::Other(format!("dropping the v3 \"{old}\" store: {}", describe(&e))))?;
+    }
+    Ok(())
+}
+
+/// v5 → v6: the app-wide records nothing read go: the `experiences` store
+/// and the settings rows of the app's settings, a remembered key (the
+/// page keeps the one it remembers in `localStorage`; a copy here was a
+/// secret nothing would ever use or forget) and the experiences' counter.
+fn unused_app_records(db: &IdbDatabase, tx: &IdbTransaction) -> Result<(), StoreError> {
+    db.delete_object_store(EXPERIENCES)
+        .map_err(|e| StoreError::Other(format!("dropping the v5 \"{EXPERIENCES}\" store: {}", describe(&e))))?;
+    let settings = object_store(tx, SETTINGS)?;
+    for key in DROPPED_SETTINGS_V6 {
+        settings.delete(&JsValue::from_str(key)).map_err(|e| StoreError::Other(format!("upgrading to schema 6: {}", describe(&e))))?;
     }
     Ok(())
 }

@@ -20,8 +20,8 @@
 //! | `costs`       | `[s, seq]`          | `{s, seq, json: CostEntry}`  | v1–v2 |
 //! | `cost_chunks` | `[s, c]`            | chunk of `CostEntry`s        | v3    |
 //! | `locks`       | `s`                 | `{s, json: LockRecord}`      | v1    |
-//! | `experiences` | `id`, index `role`  | `{id, role, json: ExperienceRecord}` | v1 |
-//! | `settings`    | out of line: `app`, `api_key`, counters | a JSON string | v1 |
+//! | `experiences` | `id`, index `role`  | `{id, role, json: ExperienceRecord}` (nothing read it) | v1–v5 |
+//! | `settings`    | out of line: `session_counter` (v1–v5 also `app`, `api_key`, `experience_counter`) | a JSON string | v1 |
 //!
 //! A chunk is `{s, c, end, json}`: a JSON array of entries in the order
 //! they were appended (`chunks.rs`), so a restore reads a few hundred
@@ -51,7 +51,8 @@ pub(super) const CLAIMS: &str = "claims";
 /// The stores holding a session's rows.
 pub(super) const SESSION_STORES: [&str; 9] = [SESSIONS, TAILS, MESSAGE_CHUNKS, HISTORY, ROLE_LISTS, FILES, COST_CHUNKS, LOCKS, CLAIMS];
 
-pub(super) const APP_SETTINGS: &str = "app";
-pub(super) const REMEMBERED_KEY: &str = "api_key";
 pub(super) const SESSION_COUNTER: &str = "session_counter";
-pub(super) const EXPERIENCE_COUNTER: &str = "experience_counter";
+/// The settings rows v1–v5 had for what nothing read: the app's settings,
+/// a remembered API key, the experiences' counter. v6 deletes them (the
+/// page keeps its settings and a remembered key in `localStorage`).
+pub(super) const DROPPED_SETTINGS_V6: [&str; 3] = ["app", "api_key", "experience_counter"];

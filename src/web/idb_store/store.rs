@@ -9,20 +9,16 @@ use wasm_bindgen::JsValue;
 use web_sys::IdbTransaction;
 
 use super::commit::{Committed, Known};
-use super::errors::describe;
-use super::rows::{file_row, json_of, num, object_store, parse_row, row, rows, session_keyed, session_range, session_value, stamp_of, to_json};
-use super::schema::{
-    APP_SETTINGS, CLAIMS, COST_CHUNKS, EXPERIENCES, EXPERIENCE_COUNTER, FILES, HISTORY, LOCKS, MESSAGE_CHUNKS, REMEMBERED_KEY,
-    ROLE_LISTS, SESSIONS, SESSION_COUNTER, SESSION_STORES, SETTINGS, TAILS,
-};
+use super::rows::{file_row, json_of, object_store, parse_row, session_keyed, session_range, session_value, stamp_of, to_json};
+use super::schema::{CLAIMS, COST_CHUNKS, FILES, HISTORY, LOCKS, MESSAGE_CHUNKS, ROLE_LISTS, SESSIONS, SESSION_COUNTER, SESSION_STORES, SETTINGS, TAILS};
 use super::tail;
 use super::transaction::Writes;
 use super::IdbStore;
 use crate::core::cost::CostEntry;
 use crate::core::message::{Message, MessageId};
 use crate::core::store::{
-    session_id, sort_sessions, AppSettings, Batch, ExperienceRecord, FileVersion, LockRecord, MetaRecord, NewExperience,
-    SessionData, SessionRecord, Store, StoreError, StoreFuture,
+    session_id, sort_sessions, Batch, FileVersion, LockRecord, MetaRecord, SessionData, SessionRecord, Store, StoreError,
+    StoreFuture,
 };
 
 impl IdbStore {
@@ -194,8 +190,11 @@ impl Store for IdbStore {
             // What a commit of this connection starts from next.
             let known = Known { claims, session: Some(session.clone()), tail, lock: None };
             self.known.borrow_mut().insert(id.to_string(), known);
-            // The log is appended in commit order; a message is kept once.
-            messages.sort_by_key(|m| m.id);
+            // The log is appended in commit order; a message is kept once
+            // (its copies are the same message: the log is never rewritten,
+            // so which copy stays does not matter and the sort need not be
+            // stable).
+            messages.sort_unstable_by_key(|m| m.id);
             messages.dedup_by_key(|m| m.id);
             let meta = meta.map(|head| MetaRecord::from_head(head, history.into_iter().map(MessageId).collect()));
             let files = files?;
@@ -265,88 +264,6 @@ impl Store for IdbStore {
                 self.rewritten(id, old, new, |known| known.lock = Some(None));
             }
             Ok(())
-        })
-    }
-
-    fn app_settings(&self) -> StoreFuture<'_, AppSettings> {
-        Box::pin(async move {
-            let tx = self.read(&[SETTINGS])?;
-            Ok(self.get_setting(&object_store(&tx, SETTINGS)?, APP_SETTINGS).await?.unwrap_or_default())
-        })
-    }
-
-    fn put_app_settings(&self, settings: AppSettings) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[SETTINGS])?;
-            let result = (|| {
-                let store = object_store(&tx, SETTINGS)?;
-                if !settings.remember_key {
-                    w.delete(&store, &JsValue::from_str(REMEMBERED_KEY))?;
-                }
-                w.put_setting(&store, APP_SETTINGS, &settings)
-            })();
-            self.finish(tx, end, result).await
-        })
-    }
-
-    fn remembered_key(&self) -> StoreFuture<'_, Option<String>> {
-        Box::pin(async move {
-            let tx = self.read(&[SETTINGS])?;
-            self.get_setting(&object_store(&tx, SETTINGS)?, REMEMBERED_KEY).await
-        })
-    }
-
-    fn put_remembered_key(&self, api_key: Option<String>) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[SETTINGS])?;
-            let result = async {
-                let store = object_store(&tx, SETTINGS)?;
-                match api_key {
-                    None => w.delete(&store, &JsValue::from_str(REMEMBERED_KEY)),
-                    Some(api_key) => {
-                        let settings: AppSettings = self.get_setting(&store, APP_SETTINGS).await?.unwrap_or_default();
-                        if !settings.remember_key {
-                            return Err(StoreError::remember_key_off());
-                        }
-                        w.put_setting(&store, REMEMBERED_KEY, &api_key)
-                    }
-                }
-            }
-            .await;
-            self.finish(tx, end, result).await
-        })
-    }
-
-    fn add_experience(&self, new: NewExperience) -> StoreFuture<'_, ExperienceRecord> {
-        Box::pin(async move {
-            let (tx, end, mut w) = self.write(&[EXPERIENCES, SETTINGS])?;
-            let result = async {
-                let record = ExperienceRecord {
-                    id: self.next(&tx, &mut w, EXPERIENCE_COUNTER).await?,
-                    role: new.role,
-                    session_id: new.session_id,
-                    created_ms: new.now_ms,
-                    experience: new.experience,
-                };
-                let r = row(&[("id", num(record.id)), ("role", record.role.as_str().into())], &record)?;
-                w.put(&object_store(&tx, EXPERIENCES)?, &r)?;
-                Ok(record)
-            }
-            .await;
-            self.finish(tx, end, result).await
-        })
-    }
-
-    fn list_experiences<'a>(&'a self, role: Option<&'a str>) -> StoreFuture<'a, Vec<ExperienceRecord>> {
-        Box::pin(async move {
-            let tx = self.read(&[EXPERIENCES])?;
-            let store = object_store(&tx, EXPERIENCES)?;
-            let Some(role) = role else {
-                return self.all_rows(&store, None).await;
-            };
-            let index = store.index("role").map_err(|e| StoreError::Corrupt(format!("the role index is missing: {}", describe(&e))))?;
-            let rows = rows(self.ask(index.get_all_with_key(&JsValue::from_str(role))).await?);
-            rows.iter().map(parse_row).collect()
         })
     }
 }

@@ -282,7 +282,7 @@ impl TailRecord {
             }
         }
         if !batch.roles.is_empty() {
-            self.roles.sort_by_key(|r| r.head.index);
+            self.roles.sort_unstable_by_key(|r| r.head.index);
         }
         Ok(())
     }
