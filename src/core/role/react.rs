@@ -235,7 +235,14 @@ impl Role {
             cause_by: action.kind(),
             sent_from: reacting.name.clone(),
             send_to: Addresses::all(),
-            metadata: if output.failed { LiteMap::from_iter([("is_success".into(), "false".into())]) } else { LiteMap::new() },
+            metadata: {
+                // `insert`, not `from_iter`: the latter brings in a stable sort.
+                let mut metadata = LiteMap::new();
+                if output.failed {
+                    metadata.insert("is_success".into(), "false".into());
+                }
+                metadata
+            },
         });
         self.state.memory.add(message.clone());
         self.state.journal.borrow_mut().clear();

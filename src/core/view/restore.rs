@@ -45,7 +45,12 @@ impl RunView {
         let mut view = RunView::default();
         let published: SortedSet<MessageId> = snapshot.history.iter().copied().collect();
         let answers: SortedSet<MessageId> = snapshot.roles.iter().flat_map(|r| r.memory.iter().copied()).collect();
-        let by_id: LiteMap<MessageId, &Message> = snapshot.messages.iter().map(|m| (m.id, m)).collect();
+        // Inserted one by one: `collect` would bring in litemap's stable
+        // sort, a few KB of the widget for nothing (the ids are unique).
+        let mut by_id: LiteMap<MessageId, &Message> = LiteMap::new();
+        for m in &snapshot.messages {
+            by_id.insert(m.id, m);
+        }
         let mut shown: SortedSet<MessageId> = SortedSet::new();
         let mut errors = snapshot.project.errors.iter().peekable();
         for (&id, message) in &by_id {
