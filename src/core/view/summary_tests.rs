@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::core::cost::Price;
 use crate::core::events::{EventSink, StopReason};
 use crate::core::llm::scripted::ScriptedLlm;
-use crate::core::long_project_tests::{answer_for, request_text};
+use crate::core::long_project_script::{answer_for, request_text};
 use crate::core::rolezero::condense::{CONDENSE, SUMMARY_HEADING};
 use crate::core::session::{Models, Session};
 use crate::core::settings::{Settings, TeamKind};
