@@ -78,9 +78,11 @@ function wantShown(bill) {
   return Object.fromEntries(Object.entries(bill).map(([role, l]) => [role, [String(l.calls), grouped(l.in), grouped(l.cached), grouped(l.out), `$${l.dollars.toFixed(4)}`]]));
 }
 
-async function waitDone(page, shot) {
+/** Waits for the status to say `done` (for a follow-up, its own version's
+ * words: the status says "Done" from the run before until it starts). */
+async function waitDone(page, shot, done = 'Done') {
   try {
-    await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor({ timeout: 60000 });
+    await page.getByTestId('status').filter({ hasText: done }).waitFor({ timeout: 60000 });
   } catch (e) {
     await screenshot(page, `${shot}-failed`);
     const log = await requests(env.llm, MODEL);
@@ -106,7 +108,7 @@ test('the Versions tab and the export show what each version cost, per role', as
   await page.getByTestId('follow-up').fill('make the title red');
   await page.getByTestId('follow-up').press('Enter');
   await version(page, 2).waitFor({ state: 'attached', timeout: 60000 });
-  await waitDone(page, 'bill-follow-up');
+  await waitDone(page, 'bill-follow-up', 'Done: version 2');
   assert.equal((await requests(env.llm, MODEL)).length, calls.length, 'every scripted call made, no more');
 
   const want = expectedBill();
@@ -121,9 +123,8 @@ test('the Versions tab and the export show what each version cost, per role', as
 
   // Reload: the same bill from the saved session.
   const row = page.locator('[data-testid=session]').filter({ hasText: 'A page with a title' }).first();
+  // The reload reopens it by itself: this tab had it open (issue #32, item 4).
   await page.reload();
-  await showSessions(page);
-  await row.getByTestId('session-open').click();
   await waitDone(page, 'bill-reload');
   await showTab(page, 'versions');
   await version(page, 2).waitFor({ state: 'attached', timeout: 10000 });

@@ -167,6 +167,10 @@ test('export, delete and import give the same session back; rename and duplicate
   await imported.waitFor();
   await imported.getByTestId('session-open').click();
   await page.getByTestId('status').filter({ hasText: 'Done' }).waitFor();
+  // The conversation as laid out (innerText), as `before` was read: the
+  // switcher closed and the conversation on screen, not still hidden.
+  await showSessions(page, false);
+  await page.getByTestId('conversation').waitFor({ state: 'visible' });
   assert.deepEqual(await finalState(page), before, 'the imported session is the exported one');
   await screenshot(page, 'sessions-imported');
   await context.close();
