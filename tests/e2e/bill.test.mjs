@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  useSiteAndLlm, openPage, screenshot, screenshotDir, script, requests, openSettings, closeSettings, showTab, showSessions,
+  useSiteAndLlm, openPage, screenshot, screenshotDir, script, requests, configureAnthropic, openSettings, closeSettings, showTab, showSessions,
   roleZeroAnswer as answer,
 } from './harness.mjs';
+import { cmd, end, oneTaskByRole } from './scripts/one-task.mjs';
 
 const env = useSiteAndLlm();
 
@@ -21,23 +22,6 @@ const env = useSiteAndLlm();
 const MODEL = 'claude-sonnet-4-e2e-bill';
 const PRICE = { input: 3, output: 15, read: 0.3, write: 3.75 };
 
-const cmd = (name, args = {}) => ({ command_name: name, args });
-const end = () => ({ command_name: 'end' });
-
-/** Mike gives Alex one task; Alex does `work`; Mike closes it. Who answers each turn, in order. */
-function oneTask(id, instruction, work, done) {
-  return [
-    ['Mike', { text: 'TASK' }],
-    ['Mike', { text: answer('One task for Alex.', [
-      cmd('Plan.append_task', { task_id: id, dependent_task_ids: [], instruction, assignee: 'Alex' }),
-      cmd('TeamLeader.publish_team_message', { content: instruction, send_to: 'Alex' }),
-      cmd('RoleZero.reply_to_human', { content: 'Alex is on it.' }),
-      end(),
-    ]) }],
-    ['Alex', { text: answer('On it.', [...work, end()]) }],
-    ['Mike', { text: answer('Done.', [cmd('Plan.finish_current_task'), cmd('RoleZero.reply_to_human', { content: done }), end()]) }],
-  ];
-}
 
 const PAGE = '<!doctype html>\n<html>\n<body>\n<h1>Hello</h1>\n</body>\n</html>\n';
 
@@ -45,8 +29,8 @@ const PAGE = '<!doctype html>\n<html>\n<body>\n<h1>Hello</h1>\n</body>\n</html>\
 const usage = (i) => ({ input_tokens: 100 + 10 * i, cache_read_input_tokens: 1000 * i, cache_creation_input_tokens: i === 0 ? 900 : 50, output_tokens: 20 + i });
 
 const calls = [
-  ...oneTask('1', 'Write the page', [cmd('Editor.write', { path: 'index.html', content: PAGE })], 'The page is ready.'),
-  ...oneTask('2', 'Make the title red', [cmd('Editor.replace', { path: 'index.html', old: '<h1>', new: '<h1 style="color:red">' })], 'The title is red.'),
+  ...oneTaskByRole('1', 'Write the page', [cmd('Editor.write', { path: 'index.html', content: PAGE })], 'The page is ready.'),
+  ...oneTaskByRole('2', 'Make the title red', [cmd('Editor.replace', { path: 'index.html', old: '<h1>', new: '<h1 style="color:red">' })], 'The title is red.'),
 ].map(([role, turn], i) => ({ role, turn: { ...turn, usage: usage(i) }, version: i < 4 ? 1 : 2 }));
 
 /** What each version should bill each role: {version: {role: {calls, in, cached, out, dollars}}}. */
@@ -94,13 +78,7 @@ test('the Versions tab and the export show what each version cost, per role', as
   await script(env.llm, MODEL, calls.map((c) => c.turn));
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
-  await openSettings(page);
-  await page.getByTestId('preset').selectOption('anthropic');
-  await page.getByTestId('base-url').fill(env.llm.url);
-  await page.getByTestId('model').fill(MODEL);
-  await page.getByTestId('rounds').fill('20');
-  await page.getByTestId('rounds').dispatchEvent('change');
-  await page.getByTestId('key').fill('sk-ant-e2e-test-key');
+  await configureAnthropic(page, env.llm, MODEL);
   await closeSettings(page);
   await page.getByLabel('Your idea').fill('A page with a title');
   await page.getByTestId('start').click();

@@ -5,7 +5,7 @@
 // the session IndexedDB keeps).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, requests, openSettings, closeSettings } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, requests, configureAnthropic, closeSettings } from './harness.mjs';
 import { companyTurns } from './scripts/company-2048.mjs';
 
 const env = useSiteAndLlm();
@@ -40,13 +40,7 @@ test('cache reads reported by Anthropic show on the cost meter, as the ledger co
 
   const { page, context, problems } = await openPage(env.browser, env.site.url);
   await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 15000 });
-  await openSettings(page);
-  await page.getByTestId('preset').selectOption('anthropic');
-  await page.getByTestId('base-url').fill(env.llm.url);
-  await page.getByTestId('model').fill(MODEL);
-  await page.getByTestId('rounds').fill('20');
-  await page.getByTestId('rounds').dispatchEvent('change');
-  await page.getByTestId('key').fill('sk-ant-e2e-test-key');
+  await configureAnthropic(page, env.llm, MODEL);
   assert.match(await page.getByTestId('price').textContent(), /\$3\.00 \/ \$15\.00/, 'the table prices the model');
   await closeSettings(page);
   await page.getByLabel('Your idea').fill('A 2048 game in HTML and JavaScript');

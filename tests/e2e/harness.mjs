@@ -210,6 +210,21 @@ export async function configure(page, llm, model, { rounds, budget = 3, priceIn 
   await closeSettings(page);
 }
 
+/**
+ * Settings for the scripted server as the Anthropic preset (its protocol,
+ * cache reads and price table): URL, model, 20 rounds, a key. Leaves the
+ * dialog open, so a test can look at what it shows.
+ */
+export async function configureAnthropic(page, llm, model) {
+  await openSettings(page);
+  await page.getByTestId('preset').selectOption('anthropic');
+  await page.getByTestId('base-url').fill(llm.url);
+  await page.getByTestId('model').fill(model);
+  await page.getByTestId('rounds').fill('20');
+  await page.getByTestId('rounds').dispatchEvent('change');
+  await page.getByTestId('key').fill('sk-ant-e2e-test-key');
+}
+
 /** Open the Settings dialog (from the top bar) unless it is open. */
 export async function openSettings(page) {
   const open = await page.getByTestId('settings').evaluate((d) => d.open).catch(() => false);

@@ -9,29 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { showTab, showSessions, useSiteAndLlm, openPage, screenshot, screenshotDir, script, configure, requests, roleZeroAnswer as answer } from './harness.mjs';
+import { cmd, end, oneTask } from './scripts/one-task.mjs';
 
 const env = useSiteAndLlm();
 
-const cmd = (name, args = {}) => ({ command_name: name, args });
-const end = () => ({ command_name: 'end' });
 const write = (path, content) => cmd('Editor.write', { path, content });
-
-/** Mike gives Alex one task; Alex does `work`; Mike closes it and tells the person `done`. */
-function oneTask(id, instruction, work, done) {
-  return [
-    { text: 'TASK' },
-    {
-      text: answer('One task for Alex.', [
-        cmd('Plan.append_task', { task_id: id, dependent_task_ids: [], instruction, assignee: 'Alex' }),
-        cmd('TeamLeader.publish_team_message', { content: instruction, send_to: 'Alex' }),
-        cmd('RoleZero.reply_to_human', { content: 'Alex is on it.' }),
-        end(),
-      ]),
-    },
-    { text: answer('On it.', [...work, end()]) },
-    { text: answer('Done.', [cmd('Plan.finish_current_task'), cmd('RoleZero.reply_to_human', { content: done }), end()]) },
-  ];
-}
 
 const PAGE = '<!doctype html>\n<html>\n<head>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<h1>Hello</h1>\n<p>A page.</p>\n</body>\n</html>\n';
 const STYLE = 'body { font-family: sans-serif; }\nh1 { color: black; }\np { margin: 0; }\n';

@@ -10,31 +10,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, requests, configure, openSettings, closeSettings, roleZeroAnswer as answer } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, screenshotDir, script, requests, configure, openSettings, closeSettings } from './harness.mjs';
+import { cmd, oneTask } from './scripts/one-task.mjs';
 
 const env = useSiteAndLlm();
 
 const MODEL = 'e2e-summary';
-const cmd = (name, args = {}) => ({ command_name: name, args });
-const end = () => ({ command_name: 'end' });
 // The first words of `rolezero/prompts/condense.md`, and how a summary opens in a prompt (`SUMMARY_HEADING`).
 const ASKS_SUMMARY = 'The conversation above is getting too long to send again';
 const HEADING = '[Summary of the earlier work in this project, written by you]';
 const SUMMARY = 'The person asked for a page with a title; Alex wrote index.html and Mike told the person it was ready.';
-
-function oneTask(id, instruction, work, done) {
-  return [
-    { text: 'TASK' },
-    { text: answer('One task for Alex.', [
-      cmd('Plan.append_task', { task_id: id, dependent_task_ids: [], instruction, assignee: 'Alex' }),
-      cmd('TeamLeader.publish_team_message', { content: instruction, send_to: 'Alex' }),
-      cmd('RoleZero.reply_to_human', { content: 'Alex is on it.' }),
-      end(),
-    ]) },
-    { text: answer('On it.', [...work, end()]) },
-    { text: answer('Done.', [cmd('Plan.finish_current_task'), cmd('RoleZero.reply_to_human', { content: done }), end()]) },
-  ];
-}
 
 const PAGE = `<!doctype html>\n<html>\n<body>\n<h1>Hello</h1>\n${'<p>A paragraph of the page, long enough to weigh in the history.</p>\n'.repeat(160)}</body>\n</html>\n`;
 

@@ -215,6 +215,24 @@ impl World {
         self.pool.run_until_stalled();
     }
 
+    /// The idea sent in `tab`, the pool settled: the new session's id.
+    fn create(&mut self, tab: &Tab) -> String {
+        self.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
+        self.settle();
+        tab.host.state().session_id.unwrap()
+    }
+
+    /// A follow-up held at its first call and stopped by the person.
+    fn stop_follow_up(&mut self, tab: &Tab, text: &str) {
+        let gate = self.model.gate.clone();
+        let held = gate.try_lock().unwrap();
+        tab.host.send(Request::Text(text.into())).unwrap();
+        self.settle();
+        tab.host.stop();
+        drop(held);
+        self.settle();
+    }
+
     fn block<T>(&mut self, f: impl std::future::Future<Output = T>) -> T {
         self.pool.run_until(f)
     }
@@ -347,9 +365,7 @@ fn the_status_after_a_reload_or_a_restore_is_the_live_one() {
     let turns = first_run().into_iter().chain(restart_button()).collect();
     let mut world = World::new(turns);
     let tab = world.tab("tab-1", KEY);
-    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
-    world.settle();
-    let id = tab.host.state().session_id.unwrap();
+    let id = world.create(&tab);
     assert_eq!(tab.page.status(), "Done: version 1 is ready.");
     let reload = |world: &mut World, tab: Tab| {
         drop(tab);
@@ -361,13 +377,7 @@ fn the_status_after_a_reload_or_a_restore_is_the_live_one() {
     assert_eq!(tab.page.status(), "Done: version 1 is ready.", "reopened");
 
     // Stopped by the person: the same words after a reload.
-    let gate = world.model.gate.clone();
-    let held = gate.try_lock().unwrap();
-    tab.host.send(Request::Text("add a restart button".into())).unwrap();
-    world.settle();
-    tab.host.stop();
-    drop(held);
-    world.settle();
+    world.stop_follow_up(&tab, "add a restart button");
     let paused = tab.page.status();
     assert!(paused.starts_with("Stopped by you."), "{paused}");
     let tab = reload(&mut world, tab);
@@ -399,9 +409,7 @@ fn a_cut_off_answer_keeps_what_arrived_live_and_after_a_reload() {
     let mut world = World::new(turns);
     world.model.cut.set(Some((1, 20)));
     let tab = world.tab("tab-1", KEY);
-    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
-    world.settle();
-    let id = tab.host.state().session_id.unwrap();
+    let id = world.create(&tab);
     let shown = |tab: &Tab| -> Vec<String> {
         tab.page.shown.borrow().entries.iter().map(|e| format!("{} [{}] {}", e.role, e.kind.class(), e.text)).collect()
     };
@@ -427,9 +435,7 @@ fn a_cut_off_answer_keeps_what_arrived_live_and_after_a_reload() {
 fn stop_drops_a_request_waiting_for_the_key() {
     let mut world = World::new(first_run());
     let tab = world.tab("tab-1", KEY);
-    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
-    world.settle();
-    let id = tab.host.state().session_id.unwrap();
+    let id = world.create(&tab);
     drop(tab);
     let tab = world.tab("tab-1", "");
     world.block(tab.host.open(&id)).unwrap();
@@ -552,9 +558,7 @@ fn a_run_the_page_cut_off_is_not_saved_as_ended() {
     let tab = world.tab("tab-1", KEY);
     let gate = world.model.gate.clone();
     let held = gate.try_lock().unwrap();
-    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
-    world.settle();
-    let id = tab.host.state().session_id.unwrap();
+    let id = world.create(&tab);
     // The page goes away: its requests abort.
     tab.edge.leaving.set(true);
     tab.host.stop();
@@ -594,17 +598,9 @@ fn each_version_bills_its_roles_the_same_after_a_reload_and_in_the_export() {
     let turns = first_run().into_iter().chain(restart_button()).collect();
     let mut world = World::new(turns);
     let tab = world.tab("tab-1", KEY);
-    world.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
-    world.settle();
-    let id = tab.host.state().session_id.unwrap();
+    let id = world.create(&tab);
     // The follow-up, stopped at its first call and resumed.
-    let gate = world.model.gate.clone();
-    let held = gate.try_lock().unwrap();
-    tab.host.send(Request::Text("add a restart button".into())).unwrap();
-    world.settle();
-    tab.host.stop();
-    drop(held);
-    world.settle();
+    world.stop_follow_up(&tab, "add a restart button");
     tab.host.resume().unwrap();
     world.settle();
     assert_eq!(tab.host.state().phase, Phase::Done);
