@@ -90,6 +90,8 @@ struct TestEdge {
     model: Model,
     keys: Rc<RefCell<Vec<String>>>,
     leaving: Cell<bool>,
+    /// What the page kept of answers streaming when it went away (taken).
+    abandoned: RefCell<Vec<(String, String)>>,
 }
 
 impl Edge for TestEdge {
@@ -128,6 +130,10 @@ impl Edge for TestEdge {
 
     fn before_run(&self) {
         self.model.stopped.set(false);
+    }
+
+    fn abandoned(&self, _session_id: &str) -> Vec<(String, String)> {
+        self.abandoned.take()
     }
 }
 
@@ -204,6 +210,7 @@ impl World {
             model: self.model.clone(),
             keys: Rc::default(),
             leaving: Cell::new(false),
+            abandoned: RefCell::default(),
         });
         let page = Rc::new(Page::default());
         let store: Rc<dyn Store> = self.store.clone();
@@ -570,6 +577,42 @@ fn a_run_the_page_cut_off_is_not_saved_as_ended() {
     world.block(tab.host.open(&id)).unwrap();
     assert_eq!(tab.host.state().phase, Phase::Paused(StopReason::Interrupted));
     assert_eq!(world.status(&id), SessionStatus::Interrupted);
+}
+
+/// Issue #32, item 7: what was streaming when the tab closed is shown
+/// after the reload, and after every later one (the page hands it over
+/// once), under the conversation as it was.
+#[test]
+fn an_answer_the_closing_tab_cut_off_is_shown_after_every_reload() {
+    let mut world = World::new(first_run());
+    let tab = world.tab("tab-1", KEY);
+    let gate = world.model.gate.clone();
+    let held = gate.try_lock().unwrap();
+    let id = world.create(&tab);
+    tab.edge.leaving.set(true);
+    tab.host.stop();
+    drop(held);
+    world.settle();
+    drop(tab);
+    let shown = |tab: &Tab| -> Vec<String> {
+        tab.page.shown.borrow().entries.iter().map(|e| format!("{} [{}] {}", e.role, e.kind.class(), e.text)).collect()
+    };
+    let streamed = "I will plan the game first, then hand the board to Alex";
+    let abandoned = format!("Mike [answer] {streamed} …(abandoned when the tab closed; asked again on resume)");
+
+    let tab = world.tab("tab-1", KEY);
+    tab.edge.abandoned.borrow_mut().push(("Mike".into(), streamed.into()));
+    world.block(tab.host.open(&id)).unwrap();
+    world.settle();
+    let first = shown(&tab);
+    assert_eq!(first.last(), Some(&abandoned), "{first:#?}");
+    drop(tab);
+
+    // The page has nothing left to hand over: the session kept it.
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    world.settle();
+    assert_eq!(shown(&tab), first, "the second reload shows the same");
 }
 
 #[test]
