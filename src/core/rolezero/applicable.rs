@@ -2,7 +2,7 @@
 //! provider follows offers only those (MetaGPT's RoleZero also narrows its
 //! commands by state). A small model then cannot write a command that
 //! means nothing where it stands: finishing a task no step has worked on,
-//! reading files that do not exist, resetting a plan there is not.
+//! reading files that do not exist, resetting a task not finished.
 //!
 //! It narrows what a constrained model may write, and nothing else: the
 //! prompt still lists every command (it stays the same from call to call,
@@ -10,7 +10,7 @@
 //! read and validated as before. Site only (the widget's size budget): the
 //! widget's constrained answers use the whole schema.
 
-use crate::core::commands::{CommandSpec, Command};
+use crate::core::commands::Command;
 use crate::core::plan::Plan;
 
 use super::commands::END;
@@ -22,50 +22,27 @@ pub struct RoleState<'a> {
     pub me: &'a str,
     pub has_files: bool,
     pub worked: &'a [Command],
-    /// The team's names: the only assignees a task may have.
-    pub team: &'a [String],
 }
 
 impl RoleState<'_> {
-    /// The current task is this role's and no step has worked on it yet
-    /// (nothing but plan changes ran since the plan last moved): the role
-    /// does the work, asks or replies; finishing, planning and `end` come
-    /// back once something ran.
-    fn own_task_untouched(&self) -> bool {
-        let Some(task) = self.plan.current_task() else { return false };
-        let since_plan = self.worked.iter().rev().take_while(|c| !is_plan(&c.name));
-        task.assignee == self.me && since_plan.count() == 0
-    }
-
-    /// Whether `name` applies now (commands this module does not know,
-    /// such as a role's tools, always do).
+    /// Whether the command `name` applies now (commands this module does
+    /// not know, such as a role's tools, always do).
     pub fn applies(&self, name: &str) -> bool {
-        if self.own_task_untouched() && (is_plan(name) || name == END) {
-            return false;
-        }
+        let (plan, current) = (self.plan, self.plan.current_task());
+        // The current task is this role's and no step has worked on it
+        // yet (nothing but plan changes ran since the plan last moved):
+        // the role does the work, asks or replies; finishing, planning and
+        // `end` come back once something ran.
+        let untouched = current.is_some_and(|t| t.assignee == self.me) && self.worked.last().is_none_or(|c| is_plan(&c.name));
         match name {
-            "Plan.finish_current_task" => self.plan.current_task().is_some(),
-            "Plan.reset_task" => self.plan.tasks().iter().any(|t| t.is_finished),
-            "Plan.replace_task" => !self.plan.is_empty(),
-            "Editor.read" | "Editor.replace" | "Editor.append" | "Editor.delete" | "Editor.rename" | "Editor.list" => self.has_files,
+            _ if untouched && (is_plan(name) || name == END) => false,
+            "Plan.finish_current_task" => current.is_some(),
+            "Plan.reset_task" => plan.tasks().iter().any(|t| t.is_finished),
+            "Plan.replace_task" => !plan.is_empty(),
+            // The editor's commands but `write` act on files there are.
+            _ if name.starts_with("Editor.") && name != "Editor.write" => self.has_files,
             _ => true,
         }
-    }
-
-    /// The specs of the commands that apply, a task's assignee held to the
-    /// team's names.
-    pub fn narrow<'s>(&self, specs: impl IntoIterator<Item = &'s CommandSpec>) -> Vec<CommandSpec> {
-        let mut kept = Vec::new();
-        for spec in specs.into_iter().filter(|s| self.applies(&s.name)) {
-            let mut spec = spec.clone();
-            if is_plan(&spec.name) && !self.team.is_empty() {
-                for param in spec.params.iter_mut().filter(|p| p.name.ends_with("assignee")) {
-                    param.choices = self.team.iter().map(|n| n.as_str().into()).collect();
-                }
-            }
-            kept.push(spec);
-        }
-        kept
     }
 }
 
@@ -80,19 +57,11 @@ mod tests {
     use super::*;
     use crate::core::rolezero::zero::{RoleZero, ZeroConfig};
 
-    /// The names the assistant's schema offers in a state, and the
-    /// assignees its plan commands allow.
+    /// The names the assistant's schema offers in a state.
     fn offered(plan: &Plan, has_files: bool, worked: &[Command]) -> Vec<String> {
         let zero = RoleZero::new(ZeroConfig::default(), |_| {});
-        let team = ["Tabby".to_owned()];
-        let state = RoleState { plan, me: "Tabby", has_files, worked, team: &team };
-        let specs = state.narrow(zero.registry().specs());
-        for spec in specs.iter().filter(|s| s.name.starts_with("Plan.")) {
-            for p in spec.params.iter().filter(|p| p.name.ends_with("assignee")) {
-                assert_eq!(p.choices, [json!("Tabby")], "{}", spec.name);
-            }
-        }
-        specs.into_iter().map(|s| s.name).collect()
+        let state = RoleState { plan, me: "Tabby", has_files, worked };
+        zero.registry().names().into_iter().filter(|n| state.applies(n)).map(str::to_owned).collect()
     }
 
     fn plan(assignee: &str, finished: usize) -> Plan {

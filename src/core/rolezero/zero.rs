@@ -322,10 +322,10 @@ impl RoleZero {
         let host = world.host.as_ref().map(|host| host.specs()).unwrap_or_default();
         #[cfg(feature = "site")]
         let schema = {
-            let (plan, team) = (role.state.plan.borrow(), world.post.borrow().role_names());
+            let plan = role.state.plan.borrow();
             let has_files = !world.files.borrow().is_empty();
-            let state = super::applicable::RoleState { plan: &plan, me: &role.spec.name, has_files, worked: &p.worked, team: &team };
-            answer_schema(state.narrow(self.registry.specs()).iter().chain(&host))
+            let state = super::applicable::RoleState { plan: &plan, me: &role.spec.name, has_files, worked: &p.worked };
+            answer_schema(self.registry.specs().filter(|s| state.applies(&s.name)).chain(&host))
         };
         #[cfg(not(feature = "site"))]
         let schema = {
