@@ -8,9 +8,12 @@
 # Run after `trunk build --release`. Fails when the start-up bundle or the
 # run module is over its budget (scripts/test.sh runs it after the build):
 # START_BUDGET_BYTES (default 350,000: issue #21's 350 KB) and
-# RUN_BUDGET_BYTES (default 450,000: issue #37's goal; measured 392,736 B
-# on 2026-11-28 once the Project side's tabs, the share page and the
-# sandbox's work moved to the module `project`, see src/ui/lazy_project.rs).
+# RUN_BUDGET_BYTES (default 400,000, under issue #37's goal of 450 KB: the
+# run module measured 392,532 B on 2026-11-28 once the Project side's tabs,
+# the share page and the sandbox's work moved to the module `project`, see
+# src/ui/lazy_project.rs; a ratchet with a little room) and
+# PROJECT_BUDGET_BYTES (default 220,000: split_project.wasm measured
+# 210,940 B the same day; fetched when the Project side first shows).
 # The run module counts with the chunks it loads (code it shares with
 # `project`, which wasm-split-cli puts in chunk_N.wasm, fetched with
 # whichever comes first): what a first run fetches before its answers.
@@ -49,9 +52,11 @@ for f in split_run.wasm $run_chunks; do
   run=$((run + $(gzip -9 -c "$app/$f" | wc -c)))
 done
 start_budget=${START_BUDGET_BYTES:-350000}
-run_budget=${RUN_BUDGET_BYTES:-450000}
+run_budget=${RUN_BUDGET_BYTES:-400000}
+project=$(gzip -9 -c "$app/split_project.wasm" | wc -c)
+project_budget=${PROJECT_BUDGET_BYTES:-220000}
 printf 'run module (split_run.wasm with %s, gzip -9): %d bytes\n' "${run_chunks:-no chunks}" "$run"
-printf 'budgets: start-up bundle %d of %d bytes, run module %d of %d bytes\n' "$total" "$start_budget" "$run" "$run_budget"
+printf 'budgets: start-up bundle %d of %d bytes, run module %d of %d bytes, project module %d of %d bytes\n' "$total" "$start_budget" "$run" "$run_budget" "$project" "$project_budget"
 if [ -d dist/lazy ]; then
   lazy=$(find dist/lazy -type f -name '*.*js' -exec cat {} + | gzip -9 | wc -c)
   printf 'lazily loaded (dist/lazy, gzip -9, not in the bundle): %d bytes\n' "$lazy"
@@ -63,6 +68,10 @@ if [ "$total" -gt "$start_budget" ]; then
 fi
 if [ "$run" -gt "$run_budget" ]; then
   echo "OVER BUDGET: the run module (split_run.wasm and its chunks) is over its size budget by $(( run - run_budget )) bytes; find what grew with scripts/wasm-funcs.mjs (see its header) and README.md (status)" >&2
+  over=1
+fi
+if [ "$project" -gt "$project_budget" ]; then
+  echo "OVER BUDGET: the module project (split_project.wasm) is over its size budget by $(( project - project_budget )) bytes; find what grew with scripts/wasm-funcs.mjs (see its header)" >&2
   over=1
 fi
 exit "$over"

@@ -11,8 +11,8 @@
 //! The module is fetched when the Project side is first shown (beside the
 //! first run, whose answers do not wait for it), or by the first sandbox
 //! call or share link. A failed fetch is said in words in the tab, with
-//! "Try again"; a sandbox call made meanwhile fails as the sandbox being
-//! unavailable, which the team reads as a tool error.
+//! "Try again"; a sandbox call made meanwhile fails as the sandbox failing
+//! (its code could not be loaded), which the team reads as a tool error.
 //!
 //! Not here: what a tab shows (their own files) or any rule of a session.
 
@@ -80,7 +80,7 @@ impl Panels {
 }
 
 /// Said in a tab when the module cannot be fetched.
-const LOAD_FAILED: &str = "The project's views could not be loaded (offline?). Try again.";
+const LOAD_FAILED: &str = "The project's views could not be loaded (offline?).";
 
 /// Only for its preload, `load_project`: fetch the module, or say why not.
 #[cfg(feature = "split")]
@@ -179,12 +179,17 @@ split! {
     }
 }
 
+/// A sandbox call made while the module cannot be fetched.
+fn not_fetched() -> SandboxError {
+    SandboxError::Failed("its code could not be loaded (the page is offline?)".into())
+}
+
 impl Sandbox for LazySandbox {
     fn run_tests(&self, files: FileMap, path: Option<String>) -> LocalBoxFuture<'_, Result<TestReport, SandboxError>> {
         let sandbox = self.0.clone();
         Box::pin(async move {
             if !fetched().await {
-                return Err(SandboxError::Unavailable);
+                return Err(not_fetched());
             }
             enter!(sandbox_tests(sandbox, files, path)).await
         })
@@ -194,7 +199,7 @@ impl Sandbox for LazySandbox {
         let sandbox = self.0.clone();
         Box::pin(async move {
             if !fetched().await {
-                return Err(SandboxError::Unavailable);
+                return Err(not_fetched());
             }
             enter!(sandbox_preview(sandbox, files)).await
         })

@@ -1,7 +1,8 @@
 //! The browser's ports for the session host (`core::host::Edge`): time,
 //! tasks and waits on the event loop, the tab's lease holder id, the
 //! provider over `fetch` (Stop aborting its requests in flight), the
-//! sandbox frame (the site's), the widget host page's tools, and the
+//! sandbox frame (the site's, the team's port to it made by the site's
+//! `sandbox_port`), the widget host page's tools, and the
 //! page-hide rule's flag.
 //!
 //! Nothing here decides anything about a session: what may be sent when,
