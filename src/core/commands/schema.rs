@@ -30,6 +30,11 @@ pub const MAX_COMMANDS: u64 = 8;
 /// cut before its commands.
 pub const MAX_THOUGHT_CHARS: u64 = 500;
 
+/// The longest task id, in characters. A plan's ids are short numbers
+/// ("1", "2"); a small model otherwise writes digits until its tokens run
+/// out, and the answer is cut before its commands end.
+pub const MAX_TASK_ID_CHARS: u64 = 8;
+
 /// The schema of an answer using any of `specs`: a thought, then the list
 /// of commands (one to `MAX_COMMANDS`), keys in the order they are written.
 pub fn answer_schema<'a>(specs: impl IntoIterator<Item = &'a CommandSpec>) -> OrderedJson {
@@ -70,10 +75,12 @@ pub fn command_schema(spec: &CommandSpec) -> OrderedJson {
 /// A parameter's value: its type, narrowed to its choices when it has some.
 fn param_schema(param: &Param) -> Value {
     let item = |ty: &str| {
-        if param.choices.is_empty() {
-            json!({"type": ty})
-        } else {
+        if !param.choices.is_empty() {
             json!({"type": ty, "enum": param.choices})
+        } else if matches!(param.name.as_str(), "task_id" | "dependent_task_ids") {
+            json!({"type": ty, "maxLength": MAX_TASK_ID_CHARS})
+        } else {
+            json!({"type": ty})
         }
     };
     match param.ty {

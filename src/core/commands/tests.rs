@@ -425,6 +425,20 @@ mod schema {
         .assert_eq(&command_schema(&spec).text());
     }
 
+    /// Task ids are short, in a plan's commands and their lists of ids.
+    #[test]
+    fn task_ids_are_short() {
+        let spec = CommandSpec::new("Plan.append_task", "Adds.")
+            .param(Param::new("task_id", ParamType::Str))
+            .param(Param::new("dependent_task_ids", ParamType::StrList))
+            .param(Param::new("instruction", ParamType::Str));
+        let schema = command_schema(&spec).to_value();
+        let args = &schema["properties"]["args"]["properties"];
+        assert_eq!(args["task_id"], json!({"type": "string", "maxLength": 8}));
+        assert_eq!(args["dependent_task_ids"]["items"], json!({"type": "string", "maxLength": 8}));
+        assert_eq!(args["instruction"], json!({"type": "string"}));
+    }
+
     /// The answer: a thought, then at least one command among those given,
     /// in their order.
     #[test]
