@@ -30,8 +30,6 @@ mod prompts;
 mod roles;
 mod write_code;
 mod write_design;
-#[cfg(test)]
-pub(crate) use write_design::without_market;
 mod write_prd;
 mod write_tasks;
 mod write_test;

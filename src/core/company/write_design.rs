@@ -26,23 +26,6 @@ use super::{DESIGN_PATH, PRD_PATH, WRITE_DESIGN as KIND, WRITE_PRD};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteDesign;
 
-/// The PRD as the architect reads it: without its market sections (the
-/// competitors and their chart), which say nothing about how to build the
-/// product (issue #33: each call sends what its role needs).
-pub(crate) fn without_market(prd: &str) -> String {
-    let mut out = String::with_capacity(prd.len());
-    let mut market = false;
-    for line in prd.split_inclusive('\n') {
-        if let Some(heading) = line.strip_prefix("## ") {
-            market = heading.starts_with("Competitive");
-        }
-        if !market {
-            out.push_str(line);
-        }
-    }
-    out
-}
-
 impl WriteDesign {
     /// The design's fields, in the order the document reads.
     pub fn node() -> ActionNode {
@@ -138,7 +121,7 @@ impl Action for WriteDesign {
 
     fn run<'a>(&'a self, cx: ActionContext<'a>) -> LocalBoxFuture<'a, Result<ActionOutput, RoleError>> {
         Box::pin(async move {
-            let prd = without_market(&require_upstream(&cx, KIND, PRD_PATH, WRITE_PRD, "PRD")?);
+            let prd = require_upstream(&cx, KIND, PRD_PATH, WRITE_PRD, "PRD")?;
             // A refined PRD refines the design the project has.
             let legacy = legacy_to_refine(&cx, WRITE_PRD, REFINED_REQUIREMENTS, DESIGN_PATH);
             let (node, context) = match &legacy {
@@ -150,17 +133,5 @@ impl Action for WriteDesign {
             let filled = fill(&cx, KIND, "system design", &node, &context).await?;
             document_output(&cx, KIND, &node, filled, "System Design", DESIGN_PATH)
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_market;
-
-    #[test]
-    fn the_architect_reads_the_prd_without_its_market_sections() {
-        let prd = "# PRD\n\n## Product Goals\n\n- fast\n\n## Competitive Analysis\n\n- Todoist: good\n\n## Competitive Quadrant Chart\n\n```mermaid\nquadrantChart\n```\n\n## Requirement Pool\n\n- P0: add\n";
-        assert_eq!(without_market(prd), "# PRD\n\n## Product Goals\n\n- fast\n\n## Requirement Pool\n\n- P0: add\n");
-        assert_eq!(without_market("no sections at all"), "no sections at all");
     }
 }

@@ -22,7 +22,10 @@ use std::task::{Context, Poll};
 use futures::stream::{LocalBoxStream, Stream};
 
 use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, Reply, StreamEvent, Usage};
-use crate::core::rolezero::condense::is_summary_request;
+
+/// The closing turn of a summary request: `rolezero::condense::CONDENSE`,
+/// read from the same file (the model layer does not import the roles').
+const CONDENSE: &str = include_str!("../rolezero/prompts/condense.md");
 use std::sync::Arc;
 
 /// One scripted answer.
@@ -111,7 +114,7 @@ impl ScriptedLlm {
     fn take_turn(&self, request: ChatRequest) -> Turn {
         let mut script = self.script.borrow_mut();
         let call = script.requests.len();
-        let summary = script.fallback.is_none() && is_summary_request(&request.messages);
+        let summary = script.fallback.is_none() && request.messages.last().is_some_and(|m| m.content == CONDENSE);
         let next = if summary { None } else { script.turns.pop_front() };
         let turn = match next {
             _ if summary => Turn::text(summary_of(&request)),
@@ -246,7 +249,6 @@ impl Stream for Answer {
 mod tests {
     use super::*;
     use crate::core::llm::ChatMessage;
-    use crate::core::rolezero::condense::CONDENSE;
     use futures::executor::block_on;
     use futures::StreamExt;
 

@@ -77,7 +77,8 @@ impl RoleZero {
                 Some(start) => live.iter().take_while(|m| m.id < start).count(),
                 None => 0,
             };
-            let earlier_fits = earlier == 0 || estimate_messages(&self.turns(role, summary, &live[..earlier], room)) <= earlier_budget;
+            // Their turns: the summary's (when there is one) and one each.
+            let earlier_fits = earlier == 0 || estimate_messages(&turns[..earlier + usize::from(summary.is_some())]) <= earlier_budget;
             if (fits && earlier_fits) || live.is_empty() {
                 return Ok(turns);
             }

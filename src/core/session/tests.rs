@@ -18,7 +18,6 @@ use crate::cross_test;
 use crate::core::events::TeamEvent;
 use crate::core::llm::scripted::Turn;
 use crate::core::llm::LlmError;
-use crate::core::company::without_market;
 use crate::core::rolezero::condense::is_summary_request;
 
 const MODEL: &str = "scripted";
@@ -321,7 +320,7 @@ cross_test! {
         assert!(alice.contains(&format!("### Legacy Content\n{}\n\n### New Requirements\nFollow-up request from the user: add a restart button", old_prd.trim())), "{alice}");
         assert!(alice.contains("- Refined Requirement Pool: list[list[str]]"), "{alice}");
         assert!(bob.contains(&format!("### Legacy Content\n{}", before.read("docs/system_design.md").unwrap().trim())), "{bob}");
-        assert!(bob.contains(&format!("### New Requirements\n{}", without_market(&prd).trim())), "Bob reads the refined PRD: {bob}");
+        assert!(bob.contains(&format!("### New Requirements\n{}", prd.trim())), "Bob reads the refined PRD: {bob}");
         assert!(eve.contains(&format!("### Legacy Content\n{}", before.read("docs/tasks.md").unwrap().trim())), "{eve}");
         assert!(eve.contains(&format!("### New Requirements\n{}", design.trim())) && eve.contains("- Incremental Change: list[list[str]]"), "{eve}");
         // Alex: the file's current code, the change, and the other files' code (new where already rewritten).
