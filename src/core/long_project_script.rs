@@ -13,7 +13,7 @@
 use serde_json::{json, Value};
 
 use super::llm::{ChatRequest, ChatRole};
-use super::rolezero::condense::{CONDENSE, SUMMARY_HEADING};
+use super::rolezero::condense::{is_summary_request, SUMMARY_HEADING};
 use super::window::{estimate_messages, estimate_tokens};
 
 /// Follow-ups after the idea.
@@ -62,9 +62,8 @@ pub fn end() -> Value {
 /// request is answered with the features it saw.
 pub fn answer_for(request: &ChatRequest) -> String {
     let turns = &request.messages;
-    let last = turns.last().map_or("", |m| m.content.as_str());
     let system = turns.first().map_or("", |m| m.content.as_str());
-    if last == CONDENSE {
+    if is_summary_request(turns) {
         let features: Vec<String> = turns.iter().filter_map(|m| feature_in(&m.content)).map(|n| n.to_string()).collect();
         return format!(
             "I lead the work on a todo list page, one feature a request. Features mentioned in this part: {}. \
@@ -140,7 +139,7 @@ pub fn prompt_tokens_per_request<'r>(calls: impl IntoIterator<Item = (usize, &'r
 pub fn prompt_parts(request: &ChatRequest) -> Vec<(&'static str, u64)> {
     let turns = &request.messages;
     let cost = |text: &str| estimate_tokens(text) + 4;
-    if turns.last().is_some_and(|m| m.content == CONDENSE) {
+    if is_summary_request(turns) {
         return vec![("summary requests (condensation calls)", estimate_messages(turns))];
     }
     let last = turns.len().saturating_sub(1);

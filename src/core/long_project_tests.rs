@@ -22,8 +22,8 @@ use super::cost::Price;
 use super::events::{EventSink, StopReason};
 use super::llm::scripted::ScriptedLlm;
 use super::llm::ChatRequest;
-use super::long_project_script::{answer, answer_for, cmd, end, request_text, FOLLOW_UPS};
-use super::rolezero::condense::{CONDENSE, CONDENSED, SUMMARY_HEADING};
+use super::long_project_script::{answer, answer_for, cmd, end, prompt_tokens_per_request, request_text, FOLLOW_UPS};
+use super::rolezero::condense::{is_summary_request, CONDENSED, SUMMARY_HEADING};
 use super::session::{Models, Session};
 use super::settings::{Settings, TeamKind};
 use super::window::{estimate_messages, ModelWindow};
@@ -79,7 +79,7 @@ async fn request(s: &Session, n: usize) {
 }
 
 fn is_condensation(request: &ChatRequest) -> bool {
-    request.messages.last().is_some_and(|m| m.content == CONDENSE)
+    is_summary_request(&request.messages)
 }
 
 cross_test! {
@@ -91,12 +91,22 @@ cross_test! {
         s.team().borrow_mut().keep_durable(recorder.clone());
         // (snapshot, the request it was taken in, whether that request is done)
         let mut checkpoints = Vec::new();
+        // Which request each call was made for.
+        let mut made_for = Vec::new();
         for n in 0..=FOLLOW_UPS {
             let before = recorder.0.borrow().len();
             request(&s, n).await;
             checkpoints.extend(recorder.0.borrow()[before..].iter().map(|snap| (snap.clone(), n)));
+            made_for.resize(llm.calls(), n);
         }
         let requests = llm.requests();
+        // A follow-up's cost stays flat: the 30th within 1.5 times the first
+        // (the bench prints the same figures), and a project with one
+        // follow-up pays no summary call.
+        let tokens = prompt_tokens_per_request(made_for.iter().copied().zip(&requests));
+        eprintln!("prompt tokens of follow-ups 1, 10, 20, 30: {} {} {} {}", tokens[1], tokens[10], tokens[20], tokens[30]);
+        assert!(tokens[30] * 2 <= tokens[1] * 3, "follow-up 30 ({}) within 1.5x follow-up 1 ({})", tokens[30], tokens[1]);
+        assert!(!made_for.iter().zip(&requests).any(|(&n, r)| n <= 1 && is_condensation(r)), "no summary call before the second follow-up");
         // Every request fits: the prompt within the budget, so the answer's
         // room is left too (the scripted model would have had to refuse).
         assert!(*largest.borrow() <= WINDOW.prompt_budget(), "largest prompt {} > budget {}", largest.borrow(), WINDOW.prompt_budget());

@@ -16,7 +16,16 @@
 //   prints exactly one line `LLM_SERVER_URL=http://127.0.0.1:<port>` on stdout.
 
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { parseServerArgs, runServerCli } from './cli.mjs';
+
+// The closing turn of a request for a summary of a role's earlier work
+// (`src/core/rolezero/prompts/condense.md`, read from the one place it is
+// written). Such a request is answered by a turn whose `match` matches it,
+// or else by `summaryOf` the request: it never takes the queue's next
+// plain turn, so a script keeps its order whether or not the team
+// condensed a history.
+const CONDENSE = readFileSync(new URL('../../src/core/rolezero/prompts/condense.md', import.meta.url), 'utf8').trim();
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -144,6 +153,32 @@ function geminiText(c) {
   if (Array.isArray(c)) return c.map(geminiText).filter((s) => s !== '').join('\n');
   if (typeof c === 'object' && Array.isArray(c.parts)) return c.parts.map(contentText).filter((s) => s !== '').join('\n');
   return '';
+}
+
+/** The texts of a request's turns, the system prompt first (if any). */
+function requestTurns(kind, body) {
+  if (kind === 'gemini') {
+    const contents = Array.isArray(body.contents) ? body.contents : [];
+    return [geminiText(body.systemInstruction), ...contents.map(geminiText)].filter((s) => s !== '');
+  }
+  const turns = [];
+  if (kind === 'anthropic' && body.system !== undefined) turns.push(contentText(body.system));
+  if (Array.isArray(body.messages)) {
+    for (const m of body.messages) turns.push(contentText(m && m.content));
+  }
+  return turns.filter((s) => s !== '');
+}
+
+/** Whether a request asks for a summary: its last turn is the condense prompt. */
+export function isSummaryRequest(turns) {
+  return turns.length > 0 && turns[turns.length - 1].trim() === CONDENSE;
+}
+
+/** A summary request's answer: short, the same for the same request (how many turns it summarises, how the first after the system prompt opens). */
+export function summaryOf(turns, hasSystem) {
+  const summarised = turns.slice(hasSystem ? 1 : 0, -1);
+  const opening = Array.from(summarised[0] ?? '').slice(0, 80).join('').replace(/\n/g, ' ');
+  return `Scripted summary of ${summarised.length} earlier turns; the first began: ${opening}`;
 }
 
 /** The text a turn's `match` is tested against. */
@@ -445,8 +480,8 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     return readBody(req).catch(() => '');
   }
 
-  /** Pick (and consume) the turn for a request. */
-  function takeTurn(modelName, text) {
+  /** Pick (and consume) the turn for a request. A summary request takes only a turn whose `match` matches it. */
+  function takeTurn(modelName, text, summary) {
     let key = 'default';
     if (typeof modelName === 'string') {
       const mq = state.queues.get(modelName);
@@ -454,7 +489,7 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     }
     const q = state.queues.get(key);
     if (!q) return { key, entry: null, queued: 0 };
-    const pos = q.turns.findIndex((e) => e.turn.match === undefined || text.includes(e.turn.match));
+    const pos = q.turns.findIndex((e) => (e.turn.match === undefined ? !summary : text.includes(e.turn.match)));
     if (pos < 0) return { key, entry: null, queued: q.turns.length };
     const entry = q.turns[pos];
     entry.remaining -= 1;
@@ -524,8 +559,15 @@ export function startLlmServer({ port = 0, host = '127.0.0.1' } = {}) {
     entry.request_body = body;
 
     const text = requestText(kind, body);
-    const picked = takeTurn(modelName, text);
+    const turns = requestTurns(kind, body);
+    const summary = isSummaryRequest(turns);
+    const picked = takeTurn(modelName, text, summary);
     entry.queue = picked.key;
+    if (!picked.entry && summary) {
+      const hasSystem = kind === 'gemini' ? geminiText(body.systemInstruction) !== '' : kind === 'anthropic' ? body.system !== undefined : body.messages?.[0]?.role === 'system';
+      picked.entry = { index: null, turn: { text: summaryOf(turns, hasSystem) } };
+      entry.summary = true;
+    }
 
     if (!picked.entry) {
       entry.outcome = 'unscripted';

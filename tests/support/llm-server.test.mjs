@@ -359,6 +359,37 @@ test('model-keyed queues, match (incl. system), repeat, fallback to default', as
   assert.equal((await r.json()).content[0].text, 'SYS');
 });
 
+test('a summary request is answered by the summary rule, and the script keeps its order', async () => {
+  const condense = await fs.readFile(path.join(HERE, '../../src/core/rolezero/prompts/condense.md'), 'utf8');
+  await script([{ text: 'FIRST' }, { text: 'SECOND' }]);
+  const ask = async (messages) => {
+    const r = await post('/v1/chat/completions', { model: 'm', messages });
+    assert.equal(r.status, 200);
+    return (await r.json()).choices[0].message.content;
+  };
+  const summaryRequest = [
+    { role: 'system', content: 'the role' },
+    { role: 'user', content: 'make a\ntodo list' },
+    { role: 'assistant', content: 'done' },
+    { role: 'user', content: condense },
+  ];
+  assert.equal(await ask([{ role: 'user', content: 'go' }]), 'FIRST');
+  const summary = await ask(summaryRequest);
+  assert.equal(summary, 'Scripted summary of 2 earlier turns; the first began: make a todo list');
+  assert.equal(await ask(summaryRequest), summary, 'the same request, the same summary');
+  assert.equal(await ask([{ role: 'user', content: 'go on' }]), 'SECOND', 'the plain turn was not taken by the summaries');
+  // Anthropic's system is its own field; a scripted summary turn (matched) wins over the rule.
+  await script([{ match: 'getting too long', text: 'MY SUMMARY' }, { text: 'THIRD' }]);
+  const r = await post('/v1/messages', { model: 'm', max_tokens: 5, system: 'the role', messages: summaryRequest.slice(1) });
+  assert.equal((await r.json()).content[0].text, 'MY SUMMARY');
+  const anthropic = await post('/v1/messages', { model: 'm', max_tokens: 5, system: 'the role', messages: summaryRequest.slice(1) });
+  assert.equal((await anthropic.json()).content[0].text, summary);
+  assert.equal(await ask([{ role: 'user', content: 'last' }]), 'THIRD');
+  const log = await getLog();
+  assert.deepEqual(log.map((e) => e.summary === true), [false, true, true, false, false, true, false]);
+  assert.deepEqual(log.map((e) => e.outcome), Array(7).fill('ok'));
+});
+
 test('unscripted request → 500 with a clear message (openai and anthropic)', async () => {
   await script([{ match: 'never-present', text: 'x' }]);
   const r = await post('/v1/chat/completions', chat('hello', { model: 'gpt-unscripted' }));

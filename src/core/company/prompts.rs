@@ -17,8 +17,11 @@ pub(crate) const WRITE_TASKS: &str = include_str!("prompts/write_tasks.md");
 pub(crate) const WRITE_CODE: &str = concat!(include_str!("prompts/write_code.md"), include_str!("../sandbox/what_runs.md"));
 /// The refined PRD's context (incremental development): `{{legacy}}`, `{{requirement}}`.
 pub(crate) const REFINE_PRD: &str = include_str!("prompts/refine_prd.md");
-/// The refined design's context: `{{legacy}}`, `{{prd}}`.
-pub(crate) const REFINE_DESIGN: &str = concat!(include_str!("prompts/refine_design.md"), include_str!("../sandbox/what_runs.md"));
+/// The refined design's context: `{{legacy}}`, `{{prd}}`. Without the
+/// paragraph on what runs in the tab: the legacy design already chose
+/// what runs, and the engineer, who writes the code and package.json,
+/// reads it (issue #33: a follow-up sends what it needs).
+pub(crate) const REFINE_DESIGN: &str = include_str!("prompts/refine_design.md");
 /// The refined task list's context: `{{legacy}}`, `{{design}}`.
 pub(crate) const REFINE_TASKS: &str = include_str!("prompts/refine_tasks.md");
 /// One file rewritten for a change: `{{design}}`, `{{tasks}}`, `{{legacy_code}}`,

@@ -2,6 +2,10 @@
 //!
 //! Each call consumes exactly one scripted turn, in order; a call with no turn
 //! left is an error ([`LlmError::ScriptExhausted`]), never a silent repeat.
+//! A request for a summary of a role's earlier work (`rolezero::condense`)
+//! consumes no turn: it is answered with [`summary_of`] the request, so a
+//! script keeps its order whether or not the history was condensed (a
+//! model answering by a function sees those requests itself).
 //! Every request is recorded so tests can assert on prompts. Each call
 //! suspends once before answering, as a real network call would, so work
 //! spreads over a round the way it does in a live run. An answer of one
@@ -18,6 +22,10 @@ use std::task::{Context, Poll};
 use futures::stream::{LocalBoxStream, Stream};
 
 use super::{ChatRequest, Completion, FinishReason, Llm, LlmError, Reply, StreamEvent, Usage};
+
+/// The closing turn of a summary request: `rolezero::condense::CONDENSE`,
+/// read from the same file (the model layer does not import the roles').
+const CONDENSE: &str = include_str!("../rolezero/prompts/condense.md");
 use std::sync::Arc;
 
 /// One scripted answer.
@@ -106,7 +114,10 @@ impl ScriptedLlm {
     fn take_turn(&self, request: ChatRequest) -> Turn {
         let mut script = self.script.borrow_mut();
         let call = script.requests.len();
-        let turn = match script.turns.pop_front() {
+        let summary = script.fallback.is_none() && request.messages.last().is_some_and(|m| m.content == CONDENSE);
+        let next = if summary { None } else { script.turns.pop_front() };
+        let turn = match next {
+            _ if summary => Turn::text(summary_of(&request)),
             Some(turn) => turn,
             None => match &script.fallback {
                 Some(answer) => Turn::text(answer(call, &request)),
@@ -116,6 +127,15 @@ impl ScriptedLlm {
         script.requests.push(request);
         turn
     }
+}
+
+/// The answer to a summary request: short, and the same for the same
+/// request (the number of turns it summarises and how the first opens).
+pub fn summary_of(request: &ChatRequest) -> String {
+    let turns = request.messages.iter().filter(|m| m.role != super::ChatRole::System);
+    let summarised = turns.clone().count().saturating_sub(1);
+    let opening: String = turns.map(|m| m.content.as_str()).next().unwrap_or_default().chars().take(80).collect();
+    format!("Scripted summary of {summarised} earlier turns; the first began: {}", opening.replace('\n', " "))
 }
 
 impl std::fmt::Debug for ScriptedLlm {
@@ -243,6 +263,25 @@ mod tests {
         assert_eq!(ask(&llm, "b").unwrap().text, "two");
         let prompts: Vec<_> = llm.requests().iter().map(|r| r.messages[0].content.clone()).collect();
         assert_eq!(prompts, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_summary_request_is_answered_without_taking_the_next_turn() {
+        let llm = ScriptedLlm::from_texts("m", ["one", "two"]);
+        assert_eq!(ask(&llm, "a").unwrap().text, "one");
+        let summary = ChatRequest::new(
+            "m",
+            vec![ChatMessage::system("the role"), ChatMessage::user("a\nfirst request"), ChatMessage::assistant("done"), ChatMessage::user(CONDENSE)],
+        );
+        let answer = block_on(llm.complete(summary.clone())).unwrap().text;
+        assert_eq!(answer, "Scripted summary of 2 earlier turns; the first began: a first request");
+        assert_eq!(block_on(llm.complete(summary)).unwrap().text, answer, "the same request, the same summary");
+        assert_eq!(llm.remaining(), 1, "no turn taken");
+        assert_eq!(ask(&llm, "b").unwrap().text, "two", "the script goes on in order");
+        assert_eq!(llm.calls(), 4, "every request recorded, the summary ones too");
+        // A model answering by a function gets summary requests itself.
+        let by_function = ScriptedLlm::answering("m", |_, r| format!("{} turns", r.messages.len()));
+        assert_eq!(block_on(by_function.complete(ChatRequest::new("m", vec![ChatMessage::user(CONDENSE)]))).unwrap().text, "1 turns");
     }
 
     #[test]

@@ -8,7 +8,11 @@
 //! like any other (cause `CONDENSED`, the last message it covers in its
 //! metadata), so it is saved, restored and resumed with the role; the
 //! history then starts with the latest summary and goes on with what came
-//! after what it covers, append-only again until the next condensation. A
+//! after what it covers, append-only again until the next condensation.
+//! What earlier requests left (the messages before the person's latest
+//! one) is summarised the same way once it passes a small budget, so a
+//! late follow-up costs about what an early one does; never in a project's
+//! first follow-up, which refines the first run and pays no summary. A
 //! single turn larger than a quarter of the room is shown clipped, with a
 //! note that says how to see the rest (a file is read again on demand).
 //!
@@ -16,7 +20,7 @@
 //! message without a summary covering it.
 
 use crate::core::llm::{ChatMessage, ChatRole};
-use crate::core::message::{Message, MessageId, MessageRef, MsgRole};
+use crate::core::message::{Message, MessageId, MessageRef, MsgRole, ALL, USER_REQUIREMENT};
 use crate::core::role::Role;
 use crate::core::role_error::RoleError;
 use crate::core::window::{estimate_messages, estimate_tokens};
@@ -39,6 +43,13 @@ pub const SUMMARY_HEADING: &str = "[Summary of the earlier work in this project,
 /// The newest messages kept in full after a condensation: at most this
 /// share of the room (the rest of the room is for what comes next).
 const KEEP_SHARE: u64 = 3;
+/// What earlier requests left is summarised past this share of the room
+/// or [`EARLIER_MAX`] tokens, whichever is smaller (chosen with the token
+/// bench: `docs/decisions/long-projects.md`, "Earlier requests") ...
+const EARLIER_SHARE: u64 = 3;
+const EARLIER_MAX: u64 = 3_072;
+/// ... once the person has sent this many requests before the current one.
+const EARLIER_REQUESTS: usize = 2;
 /// A single turn is clipped to a quarter of the room.
 const TURN_SHARE: u64 = 4;
 /// Only the newest file reads are shown in full; older ones become a line
@@ -48,20 +59,34 @@ pub const READS_IN_FULL: usize = 5;
 impl RoleZero {
     /// The history for a request whose other turns (`fixed`: the system
     /// prompt, the closing turn) are given: condensed first, as often as
-    /// needed, until the request fits the budget of the role's model.
-    /// A request that cannot fit even with no history goes as it is (the
+    /// needed, until the request fits the budget of the role's model and
+    /// what earlier requests left fits [`earlier_budget`]. A request that cannot fit even with no history goes as it is (the
     /// provider's "too long" answer is handled where every error is).
     pub(super) async fn fitted_history(&self, role: &mut Role, world: &World, fixed: &[ChatMessage]) -> Result<Vec<ChatMessage>, RoleError> {
         let gate = role.gate_for(world);
         let budget = world.windows.borrow().window(gate.model()).prompt_budget();
         let room = budget.saturating_sub(estimate_messages(fixed));
+        let earlier_budget = earlier_budget(room);
         loop {
             let (summary, live) = self.live(role);
             let turns = self.turns(role, summary, &live, room);
-            if estimate_messages(&turns) <= room || live.is_empty() {
+            let fits = estimate_messages(&turns) <= room;
+            // What earlier requests left (the messages before the person's
+            // latest one), once the project has two of them.
+            let earlier = match earlier_requests(world) {
+                Some(start) => live.iter().take_while(|m| m.id < start).count(),
+                None => 0,
+            };
+            // Their turns: the summary's (when there is one) and one each.
+            let earlier_fits = earlier == 0 || estimate_messages(&turns[..earlier + usize::from(summary.is_some())]) <= earlier_budget;
+            if (fits && earlier_fits) || live.is_empty() {
                 return Ok(turns);
             }
-            let older = self.older_part(role, summary, &live, room);
+            let older = if fits {
+                self.older_part(role, summary, &live[..earlier], room, 0)
+            } else {
+                self.older_part(role, summary, &live, room, room / KEEP_SHARE)
+            };
             let Some(last) = older.last().map(|m| m.id) else { return Ok(turns) };
             let count = older.len();
             // The request's own system prompt, when it has one: the summary
@@ -93,14 +118,14 @@ impl RoleZero {
         (summary, live)
     }
 
-    /// What the next summary covers: the oldest live messages, leaving the
-    /// newest (up to a third of the room) in full, and no more than a
+    /// What the next summary covers: the oldest of `live`, leaving the
+    /// newest (up to `keep` tokens) in full, and no more than a
     /// summary request can carry with the current summary. At least one.
-    fn older_part<'r>(&self, role: &Role, summary: Option<&'r MessageRef>, live: &[&'r MessageRef], room: u64) -> Vec<&'r MessageRef> {
+    fn older_part<'r>(&self, role: &Role, summary: Option<&'r MessageRef>, live: &[&'r MessageRef], room: u64, keep: u64) -> Vec<&'r MessageRef> {
         let cost = |m: &MessageRef| estimate_messages(&self.turns(role, None, &[m], room));
         let mut kept = 0;
         let mut split = live.len();
-        while split > 1 && kept + cost(live[split - 1]) <= room / KEEP_SHARE {
+        while split > 1 && kept + cost(live[split - 1]) <= keep {
             kept += cost(live[split - 1]);
             split -= 1;
         }
@@ -161,6 +186,28 @@ impl RoleZero {
         #[cfg(feature = "site")]
         world.events.emit_with(|| crate::core::events::TeamEvent::Condensed { message });
     }
+}
+
+/// Whether a request asks for a summary (its closing turn is [`CONDENSE`]).
+pub fn is_summary_request(messages: &[ChatMessage]) -> bool {
+    messages.last().is_some_and(|m| m.content == CONDENSE)
+}
+
+/// The most what earlier requests left may hold before it is summarised.
+fn earlier_budget(room: u64) -> u64 {
+    (room / EARLIER_SHARE).min(EARLIER_MAX)
+}
+
+/// The id of the person's latest message (the request the team works on
+/// now), when the person sent at least [`EARLIER_REQUESTS`] before it: a
+/// project with one follow-up never pays for a summary of its idea.
+fn earlier_requests(world: &World) -> Option<MessageId> {
+    let post = world.post.borrow();
+    // A request goes to the whole team; the person's notes (a hand edit,
+    // a restore) and answers go to one role.
+    let mut asked = post.history().iter().rev().filter(|m| m.sent_from.is_empty() && m.cause_by.as_str() == USER_REQUIREMENT && m.send_to.contains(ALL));
+    let latest = asked.next()?.id;
+    (asked.count() >= EARLIER_REQUESTS).then_some(latest)
 }
 
 /// How a file read's output opens in a command outputs message.
