@@ -107,8 +107,8 @@ split! {
 }
 
 split! {
-    fn start_run(shared: Shared, settings: Settings, key: String, idea: String) {
-        sessions::start(shared, settings, key, idea)
+    fn start_run(shared: Shared, settings: Settings, key: String, idea: String, images: Vec<String>) {
+        sessions::start(shared, settings, key, idea, images)
     }
 }
 
@@ -191,10 +191,10 @@ pub async fn act(shared: Shared, action: SessionAction) {
 }
 
 /// Start a new run of `idea` (see `sessions::start`).
-pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
+pub fn start(shared: Shared, settings: Settings, key: String, idea: String, images: Vec<String>) {
     spawn_local(async move {
         if ensure(shared).await {
-            enter!(start_run(shared, settings, key, idea));
+            enter!(start_run(shared, settings, key, idea, images));
         }
     });
 }

@@ -21,6 +21,7 @@ mod plan_edit;
 mod replay;
 mod role_models;
 mod artifacts;
+mod attach;
 mod run_view;
 mod sessions;
 mod settings_dialog;
@@ -97,6 +98,9 @@ pub struct Shared {
     pub share_view: RwSignal<Option<ViewFn>>,
     /// The element picked in the preview, the composer's chip until sent.
     pub picked: RwSignal<Option<crate::core::sandbox::pick::PickedElement>>,
+    /// The images of the request being written (the first card's, then
+    /// the composer's), until it goes.
+    pub attached: attach::Attached,
 }
 
 impl Shared {
@@ -165,6 +169,7 @@ pub fn App() -> impl IntoView {
         run_panel: RwSignal::new(None),
         share_view: RwSignal::new(None),
         picked: RwSignal::new(None),
+        attached: attach::Attached::new(),
     };
     provide_context(shared);
     settings_dialog::provide();

@@ -199,6 +199,7 @@ fn Row(entry: Entry) -> impl IntoView {
             <div class="bubble">
                 <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
                 <Markdown text=entry.text.clone() finished=!live/>
+                <super::attach::RequestImages images=entry.images.clone()/>
                 // What the commands did, in words (plain text, never HTML).
                 {(!entry.deeds.is_empty()).then(|| view! {
                     <ul class="deeds" data-testid="deeds">

@@ -200,3 +200,42 @@ test('a project too large for a link is offered as one file, its size said', asy
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the one-file app carries the project\'s pictures: <img src> and CSS url() of project files, from file:// offline', async () => {
+  const logo = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#2563eb"/></svg>';
+  const dots = '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3" fill="#f59e0b"/></svg>';
+  const project = {
+    title: 'Logo',
+    idea: 'a page with a logo',
+    files: {
+      'index.html': '<!doctype html><html><head><link rel="stylesheet" href="css/style.css"></head><body><img id="logo" alt="Logo" src="img/logo.svg"><div id="band">band</div></body></html>',
+      'css/style.css': '#band { height: 40px; background: url("../img/dots.svg") repeat; }',
+      'img/logo.svg': logo,
+      'img/dots.svg': dots,
+    },
+  };
+  const link = `${env.site.url}/${fragmentOf(deflateRawSync(Buffer.from(JSON.stringify(project))))}`;
+  const { page, context, problems } = await openPage(env.browser, link);
+  await page.getByTestId('shared-copy').click();
+  await page.getByTestId('shared-page').waitFor({ state: 'detached', timeout: 15000 });
+  await showTab(page, 'code');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('one-file').click()]);
+  const path = join(screenshotDir, 'share-one-file-images.html');
+  await download.saveAs(path);
+  const html = readFileSync(path, 'utf8');
+  assert.ok(!/src="(?!data:)|href="(?!data:)/.test(html), 'the picture and the stylesheet are inlined');
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  const offline = await env.browser.newContext({ offline: true, viewport: { width: 600, height: 300 } });
+  const disk = await offline.newPage();
+  const fetched = [];
+  disk.on('request', (r) => fetched.push(r.url()));
+  await disk.goto(pathToFileURL(path).href);
+  await disk.locator('#logo').waitFor();
+  assert.equal(await disk.locator('#logo').evaluate(async (img) => { await img.decode(); return img.naturalWidth; }), 64, 'the logo shows');
+  assert.match(await disk.locator('#band').evaluate((el) => getComputedStyle(el).backgroundImage), /^url\("data:image\/svg\+xml;/, "the stylesheet's url() is inlined");
+  await disk.screenshot({ path: join(screenshotDir, 'share-one-file-images.png') });
+  assert.deepEqual(fetched.filter((u) => !/^(file|data):/.test(u)), [], 'nothing but the file and its data: URLs');
+  await offline.close();
+});

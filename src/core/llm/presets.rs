@@ -188,6 +188,48 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+/// The models known to take images, per preset: the prefixes of their
+/// names (after any `vendor/` of a router). A preset with no row takes
+/// none (DeepSeek, the model in the tab); a model that matches no prefix
+/// is not sent images, so a person hears it before a call, never a 400.
+/// Local servers and custom URLs are known by the model families that
+/// take images there.
+#[cfg(feature = "images")]
+const IMAGE_MODELS: &[(&str, &[&str])] = {
+    const OPENAI: &[&str] = &["gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "gpt-4-turbo"];
+    const CLAUDE: &[&str] = &["claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "claude-4"];
+    const GEMINI: &[&str] = &["gemini-1.5", "gemini-2", "gemini-3", "gemma-3"];
+    const LOCAL: &[&str] = &[
+        "gpt-4o", "gpt-4.1", "gpt-5", "claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "gemini-", "llava", "bakllava",
+        "llama3.2-vision", "llama-3.2-11b-vision", "llama-3.2-90b-vision", "llama-4", "llama4", "qwen2.5vl", "qwen2.5-vl", "qwen2-vl", "qwen3-vl",
+        "gemma3", "gemma-3", "pixtral", "mistral-small3.1", "mistral-small-3.1", "minicpm-v", "moondream", "granite3.2-vision",
+    ];
+    &[
+        ("openai", OPENAI),
+        ("anthropic", CLAUDE),
+        ("openrouter", LOCAL),
+        ("groq", &["meta-llama/llama-4", "llama-4"]),
+        ("google", GEMINI),
+        ("gemini", GEMINI),
+        ("ollama", LOCAL),
+        ("lmstudio", LOCAL),
+        ("llamacpp", LOCAL),
+        ("vllm", LOCAL),
+        ("litellm", LOCAL),
+        ("custom", LOCAL),
+    ]
+};
+
+/// Whether `model` through preset `preset_id` is known to take images.
+#[cfg(feature = "images")]
+pub fn accepts_images(preset_id: &str, model: &str) -> bool {
+    let model = model.trim().to_ascii_lowercase();
+    let Some((_, prefixes)) = IMAGE_MODELS.iter().find(|(id, _)| *id == preset_id) else { return false };
+    let bare = model.rsplit('/').next().unwrap_or(&model);
+    // `o1-mini` and `o3-mini` read text only.
+    prefixes.iter().any(|p| model.starts_with(p) || bare.starts_with(p)) && !(bare.starts_with("o1-mini") || bare.starts_with("o3-mini"))
+}
+
 /// The hint for [`LlmError::Blocked`](super::LlmError::Blocked): the preset's
 /// advice, with this site's origin filled in where the fix needs it.
 pub fn blocked_hint(preset: &Preset, origin: Option<&str>) -> String {
@@ -213,6 +255,39 @@ mod tests {
             assert_eq!(p.base_url.trim_end_matches('/'), p.base_url, "{}", p.id);
             assert!(p.id == "custom" || p.base_url.starts_with("http"), "{}", p.id);
             assert!(!p.cors_hint.is_empty(), "{}", p.id);
+        }
+    }
+
+    #[cfg(feature = "images")]
+    #[test]
+    fn which_models_take_images() {
+        let cases = [
+            ("openai", "gpt-4o-mini", true),
+            ("openai", "gpt-4.1", true),
+            ("openai", "o3-mini", false),
+            ("openai", "gpt-3.5-turbo", false),
+            ("anthropic", "claude-3-5-haiku-20241022", true),
+            ("anthropic", "claude-sonnet-4-5", true),
+            ("anthropic", "claude-2.1", false),
+            ("openrouter", "openai/gpt-4o-mini", true),
+            ("openrouter", "deepseek/deepseek-chat", false),
+            ("groq", "llama-3.3-70b-versatile", false),
+            ("groq", "meta-llama/llama-4-scout-17b-16e-instruct", true),
+            ("deepseek", "deepseek-chat", false),
+            ("google", "gemini-2.5-flash", true),
+            ("ollama", "llava:13b", true),
+            ("ollama", "llama3.2", false),
+            ("custom", "GPT-4o-e2e", true),
+            ("custom", "text-only", false),
+            ("intab", "gpt-4o", false),
+            ("nonesuch", "gpt-4o", false),
+        ];
+        for (preset, model, takes) in cases {
+            assert_eq!(accepts_images(preset, model), takes, "{preset} {model}");
+        }
+        // Every row names a preset.
+        for (id, _) in IMAGE_MODELS {
+            assert!(preset(id).is_some(), "{id}");
         }
     }
 

@@ -20,6 +20,9 @@ pub struct Entry {
     pub deeds: Vec<String>,
     /// Still streaming.
     pub live: bool,
+    /// The person's images with this request (`data:` URLs; site only).
+    #[cfg(feature = "images")]
+    pub images: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
