@@ -28,8 +28,8 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
     let notice = RwSignal::new(None::<String>);
     let problems = move || {
         let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));
-        if let Err(e) = shared.settings.with(|s| shared.attached.images.with(|i| crate::core::image_check::check(i, s))) {
-            p.push(e.to_string());
+        if let Some(e) = shared.settings.with(|s| shared.attached.refusal(s)) {
+            p.push(e);
         }
         let chars = idea.with(|i| i.trim().chars().count());
         if chars == 0 {
@@ -72,9 +72,9 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
                 aria-describedby="idea-help"
                 prop:value=idea
                 on:input=move |ev| idea.set(event_target_value(&ev))
-                on:paste=move |ev| { shared.attached.take(&ev); }
+                on:paste=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:dragover=move |ev| ev.prevent_default()
-                on:drop=move |ev| { shared.attached.take(&ev); }
+                on:drop=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -82,7 +82,7 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
                     }
                 }
             ></textarea>
-            <AttachedImages attached=shared.attached disabled=Signal::derive(move || shared.running.get())/>
+            <AttachedImages disabled=Signal::derive(move || shared.running.get())/>
             <div class="row">
                 <button
                     class="primary"

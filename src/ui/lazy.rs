@@ -101,6 +101,22 @@ async fn load(shared: Shared, say_failure: bool) -> bool {
 }
 
 split! {
+    fn read_images(attached: super::attach::Attached, files: Vec<wasm_bindgen::JsValue>) {
+        super::attach::read(attached, files)
+    }
+}
+
+/// Read the files of a paste, a drop or the file button into the
+/// request's images (see `attach::read`).
+pub fn attach(shared: Shared, files: Vec<wasm_bindgen::JsValue>) {
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(read_images(shared.attached, files));
+        }
+    });
+}
+
+split! {
     fn run_panel() -> ViewFn {
         ViewFn::from(|| view! { <super::run_view::RunPanel/> })
     }

@@ -93,9 +93,9 @@ pub fn Composer() -> impl IntoView {
                 disabled=move || !at_rest()
                 prop:value=text
                 on:input=move |ev| text.set(event_target_value(&ev))
-                on:paste=move |ev| { shared.attached.take(&ev); }
+                on:paste=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:dragover=move |ev| ev.prevent_default()
-                on:drop=move |ev| { shared.attached.take(&ev); }
+                on:drop=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -103,7 +103,7 @@ pub fn Composer() -> impl IntoView {
                     }
                 }
             ></textarea>
-            <super::attach::AttachedImages attached=shared.attached disabled=Signal::derive(move || !at_rest())/>
+            <super::attach::AttachedImages disabled=Signal::derive(move || !at_rest())/>
             <div class="row">
                 // While the team works (or a request waits), Send waits; the
                 // status bar's Stop is the one way to stop it.

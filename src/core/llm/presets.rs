@@ -11,6 +11,29 @@ use super::codec::Codec;
 use super::gemini::Gemini;
 use super::openai::OpenAi;
 
+/// A preset's wire protocol, as plain data. Its codec is reached only
+/// through [`Protocol::codec`], which the client's configuration calls (the
+/// run module): a table of `&dyn Codec` would be read by the start-up
+/// module (Settings lists the presets) and carry every codec's request
+/// writing and stream decoding there through their vtables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl Protocol {
+    /// The codec that speaks this protocol.
+    pub fn codec(self) -> &'static dyn Codec {
+        match self {
+            Protocol::OpenAi => &OpenAi,
+            Protocol::Anthropic => &Anthropic,
+            Protocol::Gemini => &Gemini,
+        }
+    }
+}
+
 /// One provider choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Preset {
@@ -19,7 +42,7 @@ pub struct Preset {
     /// What the user sees.
     pub label: &'static str,
     /// The codec of its wire protocol.
-    pub protocol: &'static dyn Codec,
+    pub protocol: Protocol,
     /// The base URL the codec appends its path to; empty for "custom".
     pub base_url: &'static str,
     /// A model to start with; empty when only the user can know it.
@@ -38,7 +61,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openai",
         label: "OpenAI",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.openai.com/v1",
         default_model: "gpt-4o-mini",
         needs_key: true,
@@ -48,7 +71,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "anthropic",
         label: "Anthropic",
-        protocol: &Anthropic,
+        protocol: Protocol::Anthropic,
         base_url: "https://api.anthropic.com",
         default_model: "claude-3-5-haiku-20241022",
         needs_key: true,
@@ -58,7 +81,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openrouter",
         label: "OpenRouter",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://openrouter.ai/api/v1",
         default_model: "openai/gpt-4o-mini",
         needs_key: true,
@@ -68,7 +91,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "groq",
         label: "Groq",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.groq.com/openai/v1",
         default_model: "llama-3.3-70b-versatile",
         needs_key: true,
@@ -78,7 +101,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "deepseek",
         label: "DeepSeek",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.deepseek.com",
         default_model: "deepseek-chat",
         needs_key: true,
@@ -88,7 +111,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "google",
         label: "Google Gemini",
-        protocol: &Gemini,
+        protocol: Protocol::Gemini,
         base_url: "https://generativelanguage.googleapis.com/v1beta",
         default_model: "gemini-2.5-flash",
         needs_key: true,
@@ -100,7 +123,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "gemini",
         label: "Google Gemini (OpenAI-compatible)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
         default_model: "gemini-2.0-flash",
         needs_key: true,
@@ -110,7 +133,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "ollama",
         label: "Ollama (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:11434/v1",
         default_model: "llama3.2",
         needs_key: false,
@@ -120,7 +143,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "lmstudio",
         label: "LM Studio (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:1234/v1",
         default_model: "",
         needs_key: false,
@@ -130,7 +153,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "llamacpp",
         label: "llama.cpp server (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:8080/v1",
         default_model: "",
         needs_key: false,
@@ -140,7 +163,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "vllm",
         label: "vLLM (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:8000/v1",
         default_model: "",
         needs_key: false,
@@ -150,7 +173,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "litellm",
         label: "LiteLLM proxy",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:4000",
         default_model: "",
         needs_key: false,
@@ -164,7 +187,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "intab",
         label: "In this tab (no key, no account)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: super::in_tab::BASE_URL,
         default_model: "",
         needs_key: false,
@@ -174,7 +197,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "custom",
         label: "Custom OpenAI-compatible URL",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "",
         default_model: "",
         needs_key: false,
