@@ -8,10 +8,13 @@
 # Run after `trunk build --release`. Fails when the start-up bundle or the
 # run module is over its budget (scripts/test.sh runs it after the build):
 # START_BUDGET_BYTES (default 350,000: issue #21's 350 KB) and
-# RUN_BUDGET_BYTES (default 595,000: the run module measured 587,328 B on
-# 2026-11-28 once it dropped similar's TextDiff and the stable sorts, plus
-# a little room; a ratchet, not issue #37's goal of 450 KB, which it is
-# still over: see README, status).
+# RUN_BUDGET_BYTES (default 623,000: the run module measured 587,328 B on
+# 2026-11-28 once it dropped similar's TextDiff and the stable sorts; then
+# 621,682 B once the codecs' request writing and stream decoding (~21 KB)
+# left the start-up module for it (presets name a `Protocol`, not a
+# `&dyn Codec`) with images in requests (#34): start-up + run together
+# stayed where they were. A ratchet, not issue #37's goal of 450 KB,
+# which it is still over: see README, status).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 app=$(find dist -maxdepth 1 -type d -name 'app-*')
@@ -33,7 +36,7 @@ done
 printf 'split wasm modules (gzip -9, fetched after the first render): %d bytes\n' "$lazy_wasm"
 run=$(gzip -9 -c "$app/split_run.wasm" | wc -c)
 start_budget=${START_BUDGET_BYTES:-350000}
-run_budget=${RUN_BUDGET_BYTES:-595000}
+run_budget=${RUN_BUDGET_BYTES:-623000}
 printf 'budgets: start-up bundle %d of %d bytes, run module %d of %d bytes\n' "$total" "$start_budget" "$run" "$run_budget"
 if [ -d dist/lazy ]; then
   lazy=$(find dist/lazy -type f -name '*.*js' -exec cat {} + | gzip -9 | wc -c)

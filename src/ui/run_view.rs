@@ -197,7 +197,10 @@ fn Row(entry: Entry) -> impl IntoView {
         <article class=class data-live=live.to_string()>
             <div class="avatar" aria-hidden="true">{initial(&entry.role)}</div>
             <div class="bubble">
-                <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
+                <header>
+                    <b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}
+                    {(entry.kind == EntryKind::Shared).then(|| view! { <span class="from-link">" · from the share link"</span> })}
+                </header>
                 // A shared link's conversation is someone else's words: text.
                 {if entry.kind == EntryKind::Shared {
                     view! { <p class="shared-line" data-testid="shared-line">{entry.text.clone()}</p> }.into_any()

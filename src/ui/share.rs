@@ -122,6 +122,7 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
     }
     let paths: Vec<String> = project.files.keys().cloned().collect();
     let conversation = project.conversation.clone();
+    let with_talk = !conversation.is_empty();
     let title = project.title.clone();
     let stored = StoredValue::new(project);
     let make_copy = move |_| {
@@ -162,7 +163,7 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
         {move || copy_error.get().map(|e| view! { <p class="error" role="alert" data-testid="shared-copy-error">{e}</p> })}
         // The page, and beside it (below it on a narrow screen) the
         // conversation when the link carries one, as text.
-        <div class="shared-body" class:with-talk=!conversation.is_empty()>
+        <div class="shared-body" class:with-talk=with_talk>
             {if sandbox.is_some() {
                 view! { <div class="preview-frame" data-testid="shared-preview" node_ref=frame></div> }.into_any()
             } else {

@@ -92,11 +92,9 @@ test('an image pasted with the idea reaches an OpenAI-compatible model as image_
   await screenshot(page, 'images-2-conversation-phone');
   await page.setViewportSize({ width: 1280, height: 900 });
 
-  // A reload: the session opened again shows it.
+  // A reload: the session it reopens shows it.
   const row = page.locator('[data-testid=session]').filter({ hasText: 'one button like this sketch' }).first();
   await page.reload();
-  await showSessions(page);
-  await row.getByTestId('session-open').click();
   await waitDone(page);
   await shown.waitFor({ timeout: 10000 });
   assert.equal(await shown.getAttribute('src'), images[0].image_url.url, 'shown after a reload');

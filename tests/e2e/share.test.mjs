@@ -108,6 +108,7 @@ test('a share link of the replay opens read-only elsewhere, and Make a copy make
   const withTalk = await page.getByTestId('share-link').inputValue();
   await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-1-link.png') });
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('show-project').click();
   await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-1-link-phone.png') });
   await page.setViewportSize({ width: 1280, height: 900 });
   const payload = read(withTalk);
