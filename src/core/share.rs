@@ -52,12 +52,9 @@ pub struct SharedProject {
     pub conversation: Vec<SharedLine>,
 }
 
-/// One entry of a shared conversation: who, and what they said or did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SharedLine {
-    pub who: String,
-    pub text: String,
-}
+/// One entry of a shared conversation (kept with a copy's versions, so
+/// it lives there: `versions` importing `share` would be a cycle).
+pub use crate::core::versions::SharedLine;
 
 /// The most entries a shared conversation may have.
 pub const MAX_LINES: usize = 2_000;

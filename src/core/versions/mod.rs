@@ -79,7 +79,16 @@ pub struct ProjectLog {
     /// no history and no memory: a link cannot write the team's memory).
     #[cfg(feature = "site")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub shared: Vec<crate::core::share::SharedLine>,
+    pub shared: Vec<SharedLine>,
+}
+
+/// One entry of a conversation a share link carries (`core::share`):
+/// who, and what they said or did, as text.
+#[cfg(feature = "site")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedLine {
+    pub who: String,
+    pub text: String,
 }
 
 /// How many errors a session keeps for its conversation: enough for every
