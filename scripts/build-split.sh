@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds the site's wasm split in two (issue #7): the start-up module and the
-# module `run` that `ui::lazy`'s split points fetch after the first render.
+# Builds the site's wasm split (issues #7, #37): the start-up module, the
+# module `run` that `ui::lazy`'s split points fetch after the first render,
+# the module `project` of `ui::lazy_project`'s (the Project side, the share
+# page, the sandbox's work), and chunk_N.wasm, the code both reach, which
+# their loaders in __wasm_split.js fetch with either.
 #
 #   cargo rustc (feature `split`, linked with --emit-relocs)
 #     → wasm-split-cli (wasm_split_cli_support: main module, split module(s),

@@ -122,6 +122,9 @@ impl Environment {
             match result {
                 Ok(Some(m)) => report.responses.push(m),
                 Ok(None) => {}
+                // A pause the person chose is no error: the run stops
+                // after this round and the status line says why, once.
+                Err(e) if e.is_chosen_pause() => report.failures.push((name.to_string(), e)),
                 Err(e) => {
                     let error = e.to_string();
                     // Kept with the session: a reopened one shows it too.

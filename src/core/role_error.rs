@@ -50,6 +50,18 @@ pub enum RoleError {
 }
 
 impl RoleError {
+    /// A pause the person chose in Settings (the budget, the call limit),
+    /// not a failure: the status line says it once when the run stops, so
+    /// the conversation shows no error bubble for it.
+    pub fn is_chosen_pause(&self) -> bool {
+        match self {
+            RoleError::Budget(BudgetError::Exhausted { .. }) => true,
+            #[cfg(feature = "site")]
+            RoleError::Budget(BudgetError::CallLimit { .. }) => true,
+            _ => false,
+        }
+    }
+
     /// What had arrived of an answer this error cut off ("" when none):
     /// kept with the error bubble, so a reopened session shows it too.
     pub fn partial_text(&self) -> &str {

@@ -105,7 +105,7 @@ pub(crate) fn host(shared: Shared) -> Host {
         return host;
     }
     // Requests for the in-tab preset go to the model in the page.
-    let site = BrowserEdge::site();
+    let site = BrowserEdge::site(super::lazy_project::lazy_sandbox);
     let way = Rc::new(crate::web::in_tab::InTabTransport::new(site.transport().clone()));
     let edge = Rc::new(site.with_llm_transport(way));
     let store = shared.store.get_value().map(|s| s as Rc<dyn Store>);

@@ -42,6 +42,7 @@ macro_rules! enter {
         out
     }};
 }
+pub(super) use enter;
 
 /// Fetch the module at the first idle moment after the first render.
 pub fn prefetch(shared: Shared) {
@@ -231,20 +232,17 @@ pub fn replay(shared: Shared) {
     });
 }
 
-split! {
-    fn share_page(hash: String) -> ViewFn {
-        ViewFn::from(move || view! { <super::share::SharedPage hash=hash.clone()/> })
-    }
-}
-
 /// Show the project of a share link (`#p=…`) in place of the page (see
-/// `share::SharedPage`); the decompression and the checks load with the run module.
+/// `share::SharedPage`); the decompression and the checks load with the
+/// module `project` (`lazy_project`), making a copy with this one.
 pub fn open_share(shared: Shared, hash: String) {
     shared.share_view.set(Some(ViewFn::from(|| view! { <p class="note loading" role="status">"Opening the shared project…"</p> })));
     spawn_local(async move {
         if ensure(shared).await {
-            let page = enter!(share_page(hash));
-            shared.share_view.set(Some(page));
+            match super::lazy_project::shared_page(hash).await {
+                Some(page) => shared.share_view.set(Some(page)),
+                None => shared.storage_note.set(Some(LOAD_FAILED.into())),
+            }
         }
     });
 }

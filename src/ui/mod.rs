@@ -15,6 +15,7 @@ mod first_card;
 mod host;
 mod in_tab_model;
 mod lazy;
+mod lazy_project;
 mod preview;
 mod progressive;
 mod plan_edit;
@@ -96,6 +97,9 @@ pub struct Shared {
     pub run_panel: RwSignal<Option<ViewFn>>,
     /// The page a share link opened (`share`), in place of everything else.
     pub share_view: RwSignal<Option<ViewFn>>,
+    /// The module `project` (the Project side's tabs, the share page, the
+    /// sandbox's work): see `lazy_project`.
+    pub project: RwSignal<lazy_project::ProjectLoad>,
     /// The element picked in the preview, the composer's chip until sent.
     pub picked: RwSignal<Option<crate::core::sandbox::pick::PickedElement>>,
     /// The images of the request being written (the first card's, then
@@ -168,6 +172,7 @@ pub fn App() -> impl IntoView {
         storage_note: RwSignal::new(None),
         run_panel: RwSignal::new(None),
         share_view: RwSignal::new(None),
+        project: RwSignal::new(Default::default()),
         picked: RwSignal::new(None),
         attached: attach::Attached::new(),
     };

@@ -12,6 +12,7 @@ use crate::core::view::{Entry, EntryKind};
 use super::plan_edit::{provide_edit_state, PlanEditor, TaskActions};
 use super::replay::ReplayBanner;
 use super::artifacts::{CodeFile, Markdown};
+use super::lazy_project::{ProjectTab, Tab};
 use super::Shared;
 
 #[component]
@@ -31,14 +32,11 @@ pub fn RunPanel() -> impl IntoView {
                         {move || { shared.session_id.track(); view! { <Conversation/> } }}
                         <super::versions::Composer/>
                     })
-                    preview=ViewFn::from(move || view! {
-                        // Made again for each session: it holds that team's sandbox.
-                        {move || { shared.session_id.track(); view! { <super::preview::PreviewPane/> } }}
-                    })
-                    code=ViewFn::from(|| view! { <Files/> })
-                    docs=ViewFn::from(|| view! { <super::docs::DocsPane/> })
-                    plan=ViewFn::from(|| view! { <PlanBoard/> })
-                    versions=ViewFn::from(|| view! { <super::versions::VersionsPanel/> })
+                    preview=ViewFn::from(|| view! { <ProjectTab tab=Tab::Preview/> })
+                    code=ViewFn::from(|| view! { <ProjectTab tab=Tab::Code/> })
+                    docs=ViewFn::from(|| view! { <ProjectTab tab=Tab::Docs/> })
+                    plan=ViewFn::from(|| view! { <ProjectTab tab=Tab::Plan/> })
+                    versions=ViewFn::from(|| view! { <ProjectTab tab=Tab::Versions/> })
                 />
             </section>
         </Show>
@@ -231,7 +229,7 @@ fn Row(entry: Entry) -> impl IntoView {
 }
 
 #[component]
-fn PlanBoard() -> impl IntoView {
+pub(super) fn PlanBoard() -> impl IntoView {
     let shared = expect_context::<Shared>();
     view! {
         <section class="card plan" aria-label="Plan" data-testid="plan">
@@ -263,7 +261,7 @@ fn PlanBoard() -> impl IntoView {
 }
 
 #[component]
-fn Files() -> impl IntoView {
+pub(super) fn Files() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let selected = RwSignal::new(None::<String>);
     let content = move || {

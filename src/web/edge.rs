@@ -1,7 +1,8 @@
 //! The browser's ports for the session host (`core::host::Edge`): time,
 //! tasks and waits on the event loop, the tab's lease holder id, the
 //! provider over `fetch` (Stop aborting its requests in flight), the
-//! sandbox frame (the site's), the widget host page's tools, and the
+//! sandbox frame (the site's, the team's port to it made by the site's
+//! `sandbox_port`), the widget host page's tools, and the
 //! page-hide rule's flag.
 //!
 //! Nothing here decides anything about a session: what may be sent when,
@@ -17,6 +18,7 @@ use crate::core::events::EventSink;
 use crate::core::host::Edge;
 use crate::core::llm::client::{HttpLlm, Transport};
 use crate::core::llm::Llm;
+use crate::core::sandbox::Sandbox;
 use crate::core::session::{Models, Session};
 use crate::core::settings::Settings;
 
@@ -34,8 +36,9 @@ pub struct BrowserEdge {
     /// The model's requests go through this one when set (the widget's key
     /// asked of its host page per call); Stop still aborts `transport`'s.
     llm_transport: Option<Rc<dyn Transport>>,
-    /// Each team gets a sandbox frame for its tests and preview (the site).
-    sandboxed: bool,
+    /// Each team gets a sandbox frame for its tests and preview (the site),
+    /// its port made by this (the site's fetches the sandbox's work lazily).
+    sandbox_port: Option<fn(WebSandbox) -> Rc<dyn Sandbox>>,
     /// The widget host page's tools and context.
     tools: Option<Rc<HostTools>>,
     /// Follows the answers streaming, for the page-hide save (the site).
@@ -50,10 +53,11 @@ pub struct BrowserEdge {
 }
 
 impl BrowserEdge {
-    /// The site's: sandboxed teams, answers followed for the page-hide save.
-    pub fn site() -> Self {
+    /// The site's: sandboxed teams (the team's port to its frame made by
+    /// `sandbox_port`), answers followed for the page-hide save.
+    pub fn site(sandbox_port: fn(WebSandbox) -> Rc<dyn Sandbox>) -> Self {
         let in_flight = InFlight::current();
-        Self { sandboxed: true, leaving: in_flight.leaving.clone(), in_flight: Some(in_flight), ..Self::default() }
+        Self { sandbox_port: Some(sandbox_port), leaving: in_flight.leaving.clone(), in_flight: Some(in_flight), ..Self::default() }
     }
 
     /// A widget's: its tools; `leaving` set by its own `pagehide`.
@@ -91,16 +95,17 @@ impl BrowserEdge {
         }));
         // Only a build with the `sandbox` feature (the site) makes frames:
         // the widget's build then carries none of the sandbox's code.
-        let sandbox = if cfg!(feature = "sandbox") && self.sandboxed { WebSandbox::new(TEST_TIME_LIMIT_MS).ok() } else { None };
+        let port = self.sandbox_port.filter(|_| cfg!(feature = "sandbox"));
+        let sandbox = port.and_then(|port| WebSandbox::new(TEST_TIME_LIMIT_MS).ok().map(|sandbox| (port, sandbox)));
         if let Ok(mut team) = session.team().try_borrow_mut() {
-            if let Some(sandbox) = &sandbox {
-                team.env.world.sandbox = Rc::new(sandbox.clone());
+            if let Some((port, sandbox)) = &sandbox {
+                team.env.world.sandbox = port(sandbox.clone());
             }
             if let Some(tools) = &self.tools {
                 team.env.world.host = Some(tools.clone());
             }
         }
-        *self.sandbox.borrow_mut() = sandbox;
+        *self.sandbox.borrow_mut() = sandbox.map(|(_, sandbox)| sandbox);
         session
     }
 

@@ -15,7 +15,8 @@
 //! Layout: `options` (what the host configures), `host_events` (the
 //! payloads the host hears), `host_key` (the key from the host per call),
 //! `host_port` (the page's tools and the approvals, over one JS function),
-//! `keep` (where a widget with `storageKey` keeps its team).
+//! `keep` (where a widget with `storageKey` keeps its team), `page` (the
+//! listener and the JSON it renders), `send` (what a message does).
 
 mod host_events;
 mod host_key;
@@ -24,15 +25,15 @@ mod host_port;
 mod keep;
 mod options;
 mod page;
+mod send;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-
 use wasm_bindgen::prelude::*;
 
 use crate::core::commands::host::HostTools;
-use crate::core::host::{Edge, Host, HostState, Request};
+use crate::core::host::{Host, HostState};
 use crate::core::llm::client::Transport;
 use crate::core::settings::Settings;
 #[cfg(not(feature = "widget-keep"))]
@@ -42,10 +43,9 @@ use crate::core::store::Store;
 use crate::core::view::{EntryKind, RunView};
 use crate::web::edge::BrowserEdge;
 
-use host_key::{HostKeyTransport, PLACEHOLDER_KEY};
+use host_key::HostKeyTransport;
 use host_port::PagePort;
 use options::{KeySource, WidgetOptions};
-use page::{resumable, Heard};
 
 /// The store a widget's host may keep its conversation in: the keeping
 /// engine's IndexedDB store; none at all in the plain engine, whose host
@@ -225,77 +225,5 @@ impl Agent {
     #[wasm_bindgen(getter)]
     pub fn running(&self) -> bool {
         self.inner.state.borrow().running()
-    }
-}
-
-impl Inner {
-    fn host(&self) -> Option<Host<Kept>> {
-        self.host.borrow().clone()
-    }
-
-    fn make_host(self: &Rc<Self>, store: Option<Rc<Kept>>) -> Host<Kept> {
-        let edge: Rc<dyn Edge> = self.edge.clone();
-        let host = Host::new(edge, store, Rc::new(Heard(Rc::downgrade(self))), self.settings.clone(), self.start_key("").to_string());
-        *self.host.borrow_mut() = Some(host.clone());
-        host
-    }
-
-    fn send(self: &Rc<Self>, text: &str, typed_key: &str) -> bool {
-        let text = text.trim();
-        if self.disposed.get() {
-            return false;
-        }
-        let Some(host) = self.host().filter(|_| !self.loading.get()) else {
-            return self.problem("One moment: the saved conversation is still loading.");
-        };
-        let key = self.start_key(typed_key.trim()).to_string();
-        let state = host.state();
-        if !state.is_open() {
-            if text.is_empty() {
-                return self.problem("Type a message first.");
-            }
-            // Kept: the session is made first, so a run that cannot be
-            // saved never starts (as on the site).
-            self.loading.set(host.keeps_sessions());
-            let (this, text) = (self.clone(), text.to_string());
-            wasm_bindgen_futures::spawn_local(async move {
-                let made = host.create(&text, this.settings.clone(), key).await;
-                this.loading.set(false);
-                if let Err(note) = made {
-                    this.problem(&note.to_string());
-                }
-                this.render();
-            });
-            return true;
-        }
-        if text.is_empty() {
-            // An empty Send carries on a run that waits (for the key, after a reload).
-            if !resumable(&state) {
-                return self.problem("Type a message first.");
-            }
-            host.configure(self.settings.clone(), key);
-            if host.state().can_resume() {
-                if let Err(e) = host.resume() {
-                    return self.problem(&e.to_string());
-                }
-            }
-            return true;
-        }
-        // Sent first: while the key is missing, it waits in the host, and
-        // the key typed with it lets it go.
-        if let Err(e) = host.send(Request::Text(text.to_string())) {
-            return self.problem(&e.to_string());
-        }
-        host.configure(self.settings.clone(), key);
-        true
-    }
-
-    /// The key a team takes.
-    fn start_key<'a>(&self, typed_key: &'a str) -> &'a str {
-        match self.key_source {
-            KeySource::User => typed_key,
-            KeySource::Host => PLACEHOLDER_KEY,
-            KeySource::None => "",
-        }
     }
 }

@@ -3,7 +3,7 @@
 // long for the model, and model output that tries to run script in the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useSiteAndLlm, openPage, screenshot, script, configure, requests } from './harness.mjs';
+import { useSiteAndLlm, openPage, screenshot, script, configure, requests, openSettings, closeSettings } from './harness.mjs';
 
 const env = useSiteAndLlm();
 
@@ -42,6 +42,40 @@ test('a budget used up stops the run with the reason', async () => {
   await screenshot(page, 'error-budget');
   const log = await requests(env.llm, model);
   assert.equal(log.length, 1, 'no call after the budget ran out');
+  await saidOnce(page, 'budget is used up');
+  await context.close();
+});
+
+/**
+ * A pause the person chose is said once, by the status line: no error
+ * bubble in the conversation repeats it (issue #30).
+ */
+async function saidOnce(page, words) {
+  assert.equal(await page.locator('.entry.error').count(), 0, 'no error bubble');
+  const text = await page.locator('body').innerText();
+  assert.equal(text.split(words).length - 1, 1, `"${words}" once on the page:\n${text}`);
+}
+
+test('at the call limit the run pauses, said once by the status line', async () => {
+  const model = 'e2e-call-limit';
+  // The assistant's first call (the request's kind) is the one allowed.
+  await script(env.llm, model, [{ text: 'TASK' }]);
+  const { page, context, problems } = await openPage(env.browser, env.site.url);
+  await configure(page, env.llm, model, { team: 'assistant' });
+  await openSettings(page);
+  await page.getByTestId('call-limit').fill('1');
+  await page.getByTestId('call-limit').dispatchEvent('change');
+  await closeSettings(page);
+  await page.getByLabel('Your idea').fill('hello there');
+  await page.getByTestId('start').click();
+  const status = page.getByTestId('status').filter({ hasText: 'Settings allow a run' });
+  await status.waitFor({ timeout: 15000 });
+  assert.match(await status.textContent(), /^Paused: the team made the 1 model call Settings allow a run\. What it wrote so far is a version; Resume to let it go on\.$/);
+  await page.locator('.entry').first().waitFor();
+  await screenshot(page, 'call-limit-pause');
+  await saidOnce(page, 'Settings allow');
+  assert.equal((await requests(env.llm, model)).length, 1, 'no call past the limit');
+  assert.deepEqual(problems.filter((p) => !p.includes('favicon')), [], 'no errors in the page');
   await context.close();
 });
 

@@ -77,6 +77,11 @@ test('after one visit the site starts and replays the sample run with no network
   const { version, files, text } = serviceWorker(dist, TEMPLATE);
   assert.equal(readFileSync(join(dist, 'sw.js'), 'utf8'), text);
   assert.ok(files.includes('index.html') && files.includes(`${appFolder(dist)}/split_run.wasm`), `the worker keeps the page and the app: ${files}`);
+  // The module `project` (the Preview and the other Project tabs) and the chunk it shares with `run`.
+  const app = readdirSync(join(dist, appFolder(dist)));
+  const lazyWasm = app.filter((n) => n === 'split_project.wasm' || /^chunk_[0-9]+\.wasm$/.test(n));
+  assert.ok(lazyWasm.length >= 2, `the build has the module project and a chunk: ${app}`);
+  for (const n of lazyWasm) assert.ok(files.includes(`${appFolder(dist)}/${n}`), `the worker keeps ${n}`);
   for (const f of ['sandbox/host.html', 'sandbox/host.js', 'sandbox/protocol.js', 'sandbox/diagram.js', 'lazy/mermaid/mermaid.min.js', 'manifest.webmanifest']) {
     assert.ok(files.includes(f), `the worker keeps ${f}`);
   }

@@ -42,7 +42,7 @@ test('an uninterrupted run, for reference', async () => {
  * Run the company with turn `k` slowed down, reload while the page waits on
  * it (once `ready` says so), resume, and compare with the reference.
  */
-async function interruptedRun(name, k, ready, slow) {
+async function interruptedRun(name, k, ready, slow, after = async () => {}) {
   assert.ok(reference, 'the reference run ran first');
   const model = `e2e-sessions-${name}`;
   const turns = companyTurns();
@@ -69,6 +69,7 @@ async function interruptedRun(name, k, ready, slow) {
   const cut = seen.filter((b) => b.cut);
   assert.equal(cut.length, 1, `${name}: the page went away during one call`);
   assert.equal(counts.get(cut[0].messages), 2, `${name}: the call made again is the one cut off`);
+  await after(page);
   await context.close();
 }
 
@@ -85,7 +86,17 @@ test('reloaded during a stream, the partial answer shows as abandoned and the ca
   await interruptedRun('mid-stream', 2, async (page) => {
     // Alice's answer (case matters: Mike's plan says "Alice is writing").
     await page.locator('[data-testid=conversation] article[data-live=true]').filter({ hasText: /Writing the/ }).waitFor({ timeout: 15000 });
-  }, { chunk_chars: 4, chunk_delay_ms: 400 });
+  }, { chunk_chars: 4, chunk_delay_ms: 400 }, async (page) => {
+    // What had streamed stays in the conversation, marked, after the
+    // resumed run and after every later reload (issue #32, item 7).
+    const abandoned = page.locator('[data-testid=conversation] article').filter({ hasText: 'abandoned when the tab closed' });
+    const text = async () => (await abandoned.innerText()).replace(/\s+/g, ' ');
+    const shown = await text();
+    assert.match(shown, /Writing the .*…\(abandoned when the tab closed; asked again on resume\)/, shown);
+    await page.reload();
+    await waitForStatus(page, 'Done', 15000);
+    assert.equal(await text(), shown, 'the same after a second reload');
+  });
 });
 
 test('reloaded after the plan is made, the plan is kept', async () => {

@@ -1,13 +1,14 @@
 // Code splitting (issue #7): the page starts from the start-up wasm module
 // alone; the module `run` (the team, the run panel, the session actions) is
 // fetched after the first render, and a fetch that fails is said in words
-// and retried by the next click.
+// and retried by the next click. The module `project` (the Project side's
+// tabs, the share page, the sandbox's work) follows the run module.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSite, cspViolations, root } from './harness.mjs';
+import { startSite, cspViolations, root, screenshot } from './harness.mjs';
 import { versionedName } from '../../scripts/content-version.mjs';
 
 let env;
@@ -108,5 +109,32 @@ test('a run module that cannot be fetched is said, and the next click fetches it
   await page.locator('[data-live=true]').first().waitFor({ timeout: 10000 });
   assert.match(await page.getByTestId('status').textContent(), /^Replay · /);
   assert.equal(await note.count(), 0, 'the note went once the module came');
+  await context.close();
+});
+
+test('the module project (the Project side, the sandbox) follows the run module; one that cannot be fetched is said in its tab and fetched again by "Try again"', async () => {
+  let blocked = true;
+  const { context, page, errors } = await open((ctx) =>
+    ctx.route('**/split_project.wasm', (route) => (blocked ? route.abort() : route.continue())));
+  await page.getByTestId('replay').click();
+  // The run's answers do not wait for it.
+  await page.getByTestId('replay-banner').waitFor({ timeout: 10000 });
+  await page.locator('[data-live=true]').first().waitFor({ timeout: 10000 });
+  const failed = page.locator('#panel-preview').getByTestId('project-load-failed');
+  await failed.waitFor({ timeout: 10000 });
+  assert.match(await failed.textContent(), /^The project's views could not be loaded \(offline\?\)\. Try again$/);
+  assert.equal(await page.getByTestId('preview').count(), 0, 'no preview without its module');
+  await screenshot(page, 'split-project-failed');
+
+  blocked = false;
+  await failed.getByRole('button', { name: 'Try again' }).click();
+  await page.getByTestId('preview').waitFor({ timeout: 10000 });
+  assert.equal(await page.getByTestId('project-load-failed').count(), 0, 'every tab shows once the module came');
+  await screenshot(page, 'split-project-loaded');
+  const { wasm } = await wasmTimes(page);
+  const run = wasm.find((w) => w.name === 'split_run.wasm');
+  const project = wasm.filter((w) => w.name === 'split_project.wasm');
+  assert.ok(project.length >= 1 && project.every((p) => p.start > run.start), `project after run: ${JSON.stringify(wasm)}`);
+  assert.deepEqual(errors, []);
   await context.close();
 });

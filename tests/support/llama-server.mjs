@@ -182,6 +182,8 @@ export async function startLlamaServer({
     const record = {
       response_format: body.response_format ? body.response_format.type : null,
       schema_name: body.response_format && body.response_format.json_schema ? body.response_format.json_schema.name : null,
+      // The command names a RoleZero answer schema offers (null for others).
+      commands: body.response_format?.json_schema?.schema?.properties?.commands?.items?.anyOf?.map((c) => c.properties?.command_name?.const) ?? null,
       stream: !!body.stream,
     };
     seen.push(record);
@@ -195,7 +197,7 @@ export async function startLlamaServer({
     });
     if (!body.stream) {
       const done = await serialized(() => complete(body, () => {}, aborter.signal));
-      Object.assign(record, { answer: done.text, first_token_ms: done.firstTokenMs, ms: done.ms, usage: done.usage });
+      Object.assign(record, { answer: done.text, finish: done.finish, first_token_ms: done.firstTokenMs, ms: done.ms, usage: done.usage });
       return send(res, 200, {
         id, object: 'chat.completion', created, model: MODEL_ID,
         choices: [{ index: 0, message: { role: 'assistant', content: done.text }, finish_reason: done.finish }],
@@ -205,7 +207,7 @@ export async function startLlamaServer({
     res.writeHead(200, { ...CORS_HEADERS, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     res.write(`data: ${chunk({ role: 'assistant', content: '' })}\n\n`);
     const done = await serialized(() => complete(body, (text) => res.write(`data: ${chunk({ content: text })}\n\n`), aborter.signal));
-    Object.assign(record, { answer: done.text, first_token_ms: done.firstTokenMs, ms: done.ms, usage: done.usage });
+    Object.assign(record, { answer: done.text, finish: done.finish, first_token_ms: done.firstTokenMs, ms: done.ms, usage: done.usage });
     res.write(`data: ${chunk({}, done.finish)}\n\n`);
     if (body.stream_options && body.stream_options.include_usage) {
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: MODEL_ID, choices: [], usage: done.usage })}\n\n`);

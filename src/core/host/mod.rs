@@ -633,7 +633,7 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         self.release().await;
         let (keeper, data) = Keeper::open(store, self.edge.clone(), id).await?;
         let keeper = Rc::new(keeper);
-        let snapshot = match data.snapshot() {
+        let mut snapshot = match data.snapshot() {
             Ok(Some(snapshot)) => snapshot,
             Ok(None) => {
                 keeper.release().await;
@@ -644,6 +644,11 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
                 return Err(Note::Storage(e));
             }
         };
+        // What was streaming when the tab closed: read from the page once,
+        // kept in the session from here on (saved by `keep` below).
+        for (role, text) in self.edge.abandoned(id) {
+            snapshot.project.abandoned_answer(snapshot.ids.peek(), &role, &text);
+        }
         let saved = &data.session;
         let settings = saved.settings.apply_to(&self.settings.borrow(), &saved.team_kind, &snapshot.ledger.prices);
         *self.settings.borrow_mut() = settings.clone();
@@ -654,10 +659,7 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
             return Err(Note::CannotOpen(e));
         }
         let (reason, status) = session.reopened(saved.status);
-        let mut view = RunView::restored(&snapshot, reason.clone());
-        for (role, text) in self.edge.abandoned(id) {
-            view.add_abandoned(&role, &text);
-        }
+        let view = RunView::restored(&snapshot, reason.clone());
         let session = Rc::new(session);
         self.show(
             Open {

@@ -90,6 +90,8 @@ struct TestEdge {
     model: Model,
     keys: Rc<RefCell<Vec<String>>>,
     leaving: Cell<bool>,
+    /// What the page kept of answers streaming when it went away (taken).
+    abandoned: RefCell<Vec<(String, String)>>,
 }
 
 impl Edge for TestEdge {
@@ -129,6 +131,10 @@ impl Edge for TestEdge {
     fn before_run(&self) {
         self.model.stopped.set(false);
     }
+
+    fn abandoned(&self, _session_id: &str) -> Vec<(String, String)> {
+        self.abandoned.take()
+    }
 }
 
 /// What the page heard.
@@ -144,6 +150,11 @@ struct Page {
 }
 
 impl Page {
+    /// The conversation the page shows, an entry a line: "role [kind] text".
+    fn entries(&self) -> Vec<String> {
+        self.shown.borrow().entries.iter().map(|e| format!("{} [{}] {}", e.role, e.kind.class(), e.text)).collect()
+    }
+
     /// The status line the page shows.
     fn status(&self) -> String {
         let state = self.states.borrow().last().cloned().unwrap_or_default();
@@ -204,6 +215,7 @@ impl World {
             model: self.model.clone(),
             keys: Rc::default(),
             leaving: Cell::new(false),
+            abandoned: RefCell::default(),
         });
         let page = Rc::new(Page::default());
         let store: Rc<dyn Store> = self.store.clone();
@@ -220,6 +232,20 @@ impl World {
         self.block(tab.host.create(IDEA, settings(), KEY.into())).unwrap();
         self.settle();
         tab.host.state().session_id.unwrap()
+    }
+
+    /// The idea sent in a tab whose page goes away during the first call
+    /// (its requests abort): the session's id.
+    fn run_the_page_leaves(&mut self) -> String {
+        let tab = self.tab("tab-1", KEY);
+        let gate = self.model.gate.clone();
+        let held = gate.try_lock().unwrap();
+        let id = self.create(&tab);
+        tab.edge.leaving.set(true);
+        tab.host.stop();
+        drop(held);
+        self.settle();
+        id
     }
 
     /// A follow-up held at its first call and stopped by the person.
@@ -410,10 +436,7 @@ fn a_cut_off_answer_keeps_what_arrived_live_and_after_a_reload() {
     world.model.cut.set(Some((1, 20)));
     let tab = world.tab("tab-1", KEY);
     let id = world.create(&tab);
-    let shown = |tab: &Tab| -> Vec<String> {
-        tab.page.shown.borrow().entries.iter().map(|e| format!("{} [{}] {}", e.role, e.kind.class(), e.text)).collect()
-    };
-    let live = shown(&tab);
+    let live = tab.page.entries();
     let cut = format!("Mike [answer] {} {}", arrived.trim_end(), crate::core::view::CUT_OFF);
     let error = "Mike [error] The answer broke off after 20 characters, before the provider said it was done. Resume to ask again.";
     assert_eq!(live[live.len() - 2..], [cut.clone(), error.to_string()], "{live:#?}");
@@ -423,11 +446,11 @@ fn a_cut_off_answer_keeps_what_arrived_live_and_after_a_reload() {
     drop(tab);
     let tab = world.tab("tab-1", KEY);
     world.block(tab.host.open(&id)).unwrap();
-    assert_eq!(shown(&tab), live, "reopened");
+    assert_eq!(tab.page.entries(), live, "reopened");
     tab.host.resume().unwrap();
     world.settle();
     assert_eq!(tab.page.status(), "Done: version 1 is ready.");
-    let done = shown(&tab);
+    let done = tab.page.entries();
     assert_eq!(done[..live.len()], live[..], "the cut-off answer and its error stay where they were");
 }
 
@@ -555,21 +578,37 @@ fn storage_failing_mid_run_pauses_the_team_and_resume_carries_on() {
 #[test]
 fn a_run_the_page_cut_off_is_not_saved_as_ended() {
     let mut world = World::new(first_run());
-    let tab = world.tab("tab-1", KEY);
-    let gate = world.model.gate.clone();
-    let held = gate.try_lock().unwrap();
-    let id = world.create(&tab);
-    // The page goes away: its requests abort.
-    tab.edge.leaving.set(true);
-    tab.host.stop();
-    drop(held);
-    world.settle();
+    let id = world.run_the_page_leaves();
     assert_eq!(world.status(&id), SessionStatus::Running, "the next load reopens it interrupted");
-    drop(tab);
     let tab = world.tab("tab-1", KEY);
     world.block(tab.host.open(&id)).unwrap();
     assert_eq!(tab.host.state().phase, Phase::Paused(StopReason::Interrupted));
     assert_eq!(world.status(&id), SessionStatus::Interrupted);
+}
+
+/// Issue #32, item 7: what was streaming when the tab closed is shown
+/// after the reload, and after every later one (the page hands it over
+/// once), under the conversation as it was.
+#[test]
+fn an_answer_the_closing_tab_cut_off_is_shown_after_every_reload() {
+    let mut world = World::new(first_run());
+    let id = world.run_the_page_leaves();
+    let streamed = "I will plan the game first, then hand the board to Alex";
+    let abandoned = format!("Mike [answer] {streamed} …(abandoned when the tab closed; asked again on resume)");
+
+    let tab = world.tab("tab-1", KEY);
+    tab.edge.abandoned.borrow_mut().push(("Mike".into(), streamed.into()));
+    world.block(tab.host.open(&id)).unwrap();
+    world.settle();
+    let first = tab.page.entries();
+    assert_eq!(first.last(), Some(&abandoned), "{first:#?}");
+    drop(tab);
+
+    // The page has nothing left to hand over: the session kept it.
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    world.settle();
+    assert_eq!(tab.page.entries(), first, "the second reload shows the same");
 }
 
 #[test]

@@ -17,8 +17,12 @@
 //!   `commands`: `ZeroCx` and RoleZero's own commands (`end`, `ask_human`,
 //!   `reply_to_human`, the team leader's `publish_team_message`);
 //!   `prompt`: the prompts (texts in `prompts/`); `condense`: the history
-//!   as turns, sized to the model's window, older parts summarized.
+//!   as turns, sized to the model's window, older parts summarized;
+//!   `applicable` (site only): the commands that apply in a role's state,
+//!   which the answer schema narrows to.
 
+#[cfg(feature = "site")]
+mod applicable;
 mod commands;
 pub mod condense;
 mod config;

@@ -310,16 +310,28 @@ impl RoleZero {
         let mut request = vec![system];
         request.extend(history);
         request.push(command);
-        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        let gate = role.gate_for(world).with_schema(self.answer_schema(role, world, p));
         let answer = answer_text(gate.ask(request.clone()).await?);
         self.guard_duplicates(role, world, request, answer, p).await
     }
 
-    /// The JSON schema of an answer: the role's commands, then the host
-    /// page's tools.
-    fn answer_schema(&self, world: &World) -> Arc<ResponseSchema> {
+    /// The JSON schema of an answer: the role's commands (on the site,
+    /// those that apply in its state: `applicable`), then the host page's
+    /// tools.
+    fn answer_schema(&self, role: &Role, world: &World, p: &ZeroProgress) -> Arc<ResponseSchema> {
         let host = world.host.as_ref().map(|host| host.specs()).unwrap_or_default();
-        let schema = answer_schema(self.registry.specs().chain(&host));
+        #[cfg(feature = "site")]
+        let schema = {
+            let plan = role.state.plan.borrow();
+            let has_files = !world.files.borrow().is_empty();
+            let state = super::applicable::RoleState { plan: &plan, me: &role.spec.name, has_files, worked: &p.worked };
+            answer_schema(self.registry.specs().filter(|s| state.applies(&s.name)).chain(&host))
+        };
+        #[cfg(not(feature = "site"))]
+        let schema = {
+            let _ = (role, p);
+            answer_schema(self.registry.specs().chain(&host))
+        };
         Arc::new(ResponseSchema { name: ANSWER_SCHEMA_NAME.to_owned(), schema })
     }
 
@@ -373,7 +385,7 @@ impl RoleZero {
         let mut request = request;
         request.push(ChatMessage::assistant(answer));
         request.push(ChatMessage::user(REGENERATE));
-        let gate = role.gate_for(world).with_schema(self.answer_schema(world));
+        let gate = role.gate_for(world).with_schema(self.answer_schema(role, world, p));
         Ok(answer_text(gate.ask(request).await?))
     }
 

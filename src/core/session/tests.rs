@@ -833,6 +833,31 @@ cross_test! {
     }
 }
 
+cross_test! {
+    /// A pause the person chose (the budget, the call limit) is said once,
+    /// by the status line: the conversation holds no error bubble for it,
+    /// live or reopened (issue #30: the call limit's words appeared twice).
+    async fn a_chosen_pause_is_no_error_in_the_conversation() {
+        let mut cases = vec![(Settings { custom_price: Some(Price::new(1000.0, 1000.0)), budget: 0.05, ..settings(TeamKind::Assistant) }, "Stopped: the budget is used up")];
+        #[cfg(feature = "site")]
+        cases.push((Settings { call_limit: 1, ..settings(TeamKind::Assistant) }, "Paused: the team made the 1 model call Settings allow a run."));
+        for (settings, status) in cases {
+            let llm = ScriptedLlm::from_texts(MODEL, ["TASK", "never asked"]);
+            let view = Rc::new(std::cell::RefCell::new(crate::core::view::RunView::default()));
+            let seen = view.clone();
+            let sink = EventSink::new(move |e| seen.borrow_mut().apply(e));
+            let s = Session::new(&settings, Models::Given(Rc::new(llm.clone())), sink);
+            s.send("A web page that says hello").unwrap();
+            let end = s.run().await.unwrap();
+            assert!(crate::core::view::stop_text(&end.outcome.stop).starts_with(status), "{:?}", end.outcome.stop);
+            let kinds: Vec<_> = view.borrow().entries.iter().map(|e| e.kind.clone()).collect();
+            assert!(!kinds.contains(&crate::core::view::EntryKind::Error), "{status}: {kinds:?}");
+            assert!(view.borrow().status().starts_with(status), "{}", view.borrow().status());
+            assert!(s.project.borrow().errors.is_empty(), "a reopened session shows no error either");
+        }
+    }
+}
+
 #[cfg(feature = "site")]
 fn end_answer() -> String {
     answer("All done.", json!([end()]))

@@ -98,6 +98,10 @@ pub const SHOWN_ERRORS: usize = 50;
 /// An error bubble of the conversation: who failed, the text the person
 /// saw, the last message id given out before it (its place), and what had
 /// arrived of an answer the error cut off (shown above it, marked so).
+/// `abandoned`: no error, an answer the closing tab cut off (`partial`,
+/// shown marked so; its call is made again on resume), kept here once the
+/// reopened session has read it from the page, so every later reload shows
+/// it too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShownError {
     pub after: u64,
@@ -105,16 +109,28 @@ pub struct ShownError {
     pub text: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub partial: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandoned: bool,
 }
 
 impl ProjectLog {
     /// Keep an error the conversation shows, after message `after`, with
     /// the `partial` answer it cut off (empty: none).
     pub fn shown_error(&mut self, after: u64, role: &str, text: &str, partial: &str) {
+        self.keep_shown(ShownError { after, role: role.to_owned(), text: text.to_owned(), partial: partial.to_owned(), abandoned: false });
+    }
+
+    /// Keep the answer `role` was streaming when the tab closed, after
+    /// message `after`.
+    pub fn abandoned_answer(&mut self, after: u64, role: &str, partial: &str) {
+        self.keep_shown(ShownError { after, role: role.to_owned(), text: String::new(), partial: partial.to_owned(), abandoned: true });
+    }
+
+    fn keep_shown(&mut self, error: ShownError) {
         if self.errors.len() >= SHOWN_ERRORS {
             self.errors.remove(0);
         }
-        self.errors.push(ShownError { after, role: role.to_owned(), text: text.to_owned(), partial: partial.to_owned() });
+        self.errors.push(error);
     }
 }
 

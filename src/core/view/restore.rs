@@ -14,8 +14,9 @@
 //! followed, under what had arrived of an answer the error cut off (kept
 //! with it). What is not rebuilt: answers of roles that keep no answers in
 //! memory (the fixed-SOP company's documents show as its published
-//! messages), and the streaming text of a call the reload cut off comes
-//! from the page (`Edge::abandoned`), not from the snapshot.
+//! messages). The streaming text of a call the reload cut off comes from
+//! the page once (`Edge::abandoned`); the host keeps it in the session's
+//! `ProjectLog::errors` (marked `abandoned`), shown from there.
 
 use crate::core::sorted_map::SortedSet;
 
@@ -119,6 +120,9 @@ impl RunView {
     /// An error bubble as the live run showed it: under what had arrived
     /// of the answer it cut off, if anything had.
     fn push_error(&mut self, error: &ShownError) {
+        if error.abandoned {
+            return self.add_abandoned(&error.role, &error.partial);
+        }
         if !error.partial.is_empty() {
             self.push_cut_off(&error.role, &error.partial);
         }
@@ -202,7 +206,7 @@ fn command_results(outputs: &str, commands: &[Command]) -> Vec<Option<Result<Str
 impl RunView {
     /// An answer that was streaming when the tab closed: shown, marked as
     /// abandoned (its call is made again when the session continues).
-    pub fn add_abandoned(&mut self, role: &str, text: &str) {
+    fn add_abandoned(&mut self, role: &str, text: &str) {
         let (thoughts, folded) = split_commands(text);
         let i = self.push(role, EntryKind::Answer, format!("{thoughts} …(abandoned when the tab closed; asked again on resume)"));
         self.entries[i].commands = folded;
