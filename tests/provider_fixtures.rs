@@ -1085,7 +1085,7 @@ fn preset_urls() {
     let request = ChatRequest::new("m", vec![ChatMessage::user("Hi")]);
     let check = |id: &str, url: &str, needs_key: bool| {
         let preset = presets::preset(id).unwrap_or_else(|| panic!("no preset {id}"));
-        let http = preset.protocol.build_request(preset.base_url, Some("k"), &request);
+        let http = preset.protocol.codec().build_request(preset.base_url, Some("k"), &request);
         assert_eq!((http.url.as_str(), preset.needs_key), (url, needs_key), "{id}");
         assert_no_sdk_headers(&http);
     };

@@ -317,4 +317,19 @@ mod tests {
             This team has no plan to edit.
             This session has nothing saved yet."#]].assert_eq(&lines.join("\n"));
     }
+
+    /// Why images cannot go with a request (site only), as the host says it.
+    #[cfg(feature = "images")]
+    #[test]
+    fn every_image_refusal_with_its_text() {
+        use crate::core::host::Refusal;
+        use crate::core::image::ImageProblem;
+        let problems = [ImageProblem::TooMany(2), ImageProblem::Unreadable, ImageProblem::TooLarge, ImageProblem::ModelRefuses("deepseek-chat".into())];
+        let lines: Vec<String> = problems.into_iter().map(|p| Refusal::from(p).to_string()).collect();
+        expect![[r#"
+            At most 4 images can go with one request: remove 2.
+            One of the images could not be read: attach PNG, JPEG, WebP or GIF files.
+            One of the images is too large even after resizing: attach a smaller one.
+            deepseek-chat does not take images: choose a model that does in Settings (for example gpt-4o or a Claude model), or remove the images."#]].assert_eq(&lines.join("\n"));
+    }
 }

@@ -115,6 +115,12 @@ impl Message {
         }
     }
 
+    /// The person's images with this request (`core::image`; none for most).
+    #[cfg(feature = "images")]
+    pub fn images(&self) -> Vec<String> {
+        self.metadata.get(super::image::IMAGES).map(|urls| urls.lines().map(str::to_owned).collect()).unwrap_or_default()
+    }
+
     pub fn with_role(mut self, role: MsgRole) -> Self {
         self.role = role;
         self

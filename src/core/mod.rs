@@ -18,6 +18,11 @@ pub mod events;
 pub mod gate;
 pub mod host;
 pub mod human;
+/// Images in a request (site only).
+#[cfg(feature = "images")]
+pub mod image;
+#[cfg(feature = "images")]
+pub mod image_check;
 mod join;
 pub mod json_scan;
 pub mod ordered_json;

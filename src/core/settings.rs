@@ -296,7 +296,7 @@ impl Settings {
     pub fn provider_config(&self, key: &str, origin: Option<&str>) -> ProviderConfig {
         let preset = self.preset();
         ProviderConfig {
-            protocol: preset.map(|p| p.protocol).unwrap_or(&super::llm::openai::OpenAi),
+            protocol: preset.map_or(super::llm::presets::Protocol::OpenAi, |p| p.protocol).codec(),
             base_url: self.base_url.trim().to_string(),
             model: self.model.trim().to_string(),
             api_key: (!key.trim().is_empty()).then(|| key.trim().to_string()),

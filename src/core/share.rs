@@ -4,7 +4,9 @@
 //! limits (how long a link may be made, how long one is read, how much it
 //! may inflate to), the payload (`{"title", "idea", "files": {path: text}}`)
 //! and its checks, and the new session "Make a copy" makes of it, checked
-//! by the same import the store runs on an exported session.
+//! by the same import the store runs on an exported session (with the
+//! conversation, when the link has one, as text the copy shows and no
+//! role reads: `ProjectLog::shared`).
 //!
 //! It does not compress: the browser's `CompressionStream` does, in
 //! `web::share`, which stops reading at [`MAX_INFLATED`] bytes. It carries
@@ -44,17 +46,15 @@ pub struct SharedProject {
     /// Path → current text.
     pub files: BTreeMap<String, String>,
     /// The conversation as the sender read it, when they chose to include
-    /// it: shown to the receiver as text, never carried into a copy.
+    /// it: shown to the receiver as text, and kept by a copy as text only
+    /// (never as the team's history or memory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conversation: Vec<SharedLine>,
 }
 
-/// One entry of a shared conversation: who, and what they said or did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SharedLine {
-    pub who: String,
-    pub text: String,
-}
+/// One entry of a shared conversation (kept with a copy's versions, so
+/// it lives there: `versions` importing `share` would be a cycle).
+pub use crate::core::versions::SharedLine;
 
 /// The most entries a shared conversation may have.
 pub const MAX_LINES: usize = 2_000;
@@ -138,8 +138,9 @@ impl SharedProject {
 
     /// The new session "Make a copy" makes, as an export document for the
     /// store's import (which checks it again as it saves it): the files as
-    /// version 1 of the idea, nothing spent, no conversation, and the
-    /// receiver's `settings` (no key is ever in a session).
+    /// version 1 of the idea, nothing spent, the link's conversation as
+    /// text only (`ProjectLog::shared`: no role reads it), no messages,
+    /// and the receiver's `settings` (no key is ever in a session).
     pub fn copy_document(&self, settings: &Settings) -> Result<String, ShareError> {
         let mut files = ProjectFiles::default();
         for (path, text) in &self.files {
@@ -148,6 +149,7 @@ impl SharedProject {
         let mut project = ProjectLog::default();
         project.open(RequestKind::Idea, &self.idea, Spend::default());
         project.close(&files, Spend::default(), None);
+        project.shared = self.conversation.clone();
         let snapshot = TeamSnapshot {
             schema_version: SNAPSHOT_VERSION,
             idea: self.idea.clone(),
@@ -321,13 +323,22 @@ mod tests {
     }
 
     #[test]
-    fn the_conversation_travels_only_when_included_and_never_into_the_copy() {
+    fn the_conversation_travels_only_when_included_and_into_the_copy_as_text_only() {
         let plain = String::from_utf8(game().payload()).unwrap();
         assert!(!plain.contains("conversation"), "{plain}");
         let said = SharedProject { conversation: vec![SharedLine { who: "Mike".into(), text: "<b>Your game is ready</b>".into() }], ..game() };
         assert_eq!(SharedProject::read(&said.payload()), Ok(said.clone()));
         let copy = import_json(&said.copy_document(&Settings::default()).unwrap()).unwrap();
-        assert!(copy.messages.is_empty());
+        let snapshot = copy.snapshot().unwrap().unwrap();
+        assert!(snapshot.messages.is_empty() && snapshot.history.is_empty() && snapshot.roles.is_empty(), "no role reads it");
+        assert_eq!(snapshot.project.shared, said.conversation);
+        // The copy's conversation shows it, first, as text.
+        let view = crate::core::view::RunView::restored(&snapshot, crate::core::events::StopReason::Idle);
+        let first = &view.entries[0];
+        assert_eq!((first.role.as_str(), first.kind, first.text.as_str()), ("Mike", crate::core::view::EntryKind::Shared, "<b>Your game is ready</b>"));
+        // Without one, the copy has none.
+        let plain = import_json(&game().copy_document(&Settings::default()).unwrap()).unwrap().snapshot().unwrap().unwrap();
+        assert!(plain.project.shared.is_empty());
         let long = SharedProject { conversation: vec![SharedLine { who: "a".into(), text: "b".into() }; MAX_LINES + 1], ..game() };
         assert!(SharedProject::read(&long.payload()).unwrap_err().to_string().contains("2001 entries"));
     }

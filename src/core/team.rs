@@ -83,9 +83,15 @@ impl Team {
 
     /// Publish the idea as the user's requirement, to everyone.
     pub fn run_project(&mut self, idea: &str) -> MessageRef {
-        self.idea = idea.to_string();
+        self.run_project_message(Message::new(self.env.world.new_id(), idea))
+    }
+
+    /// As [`run_project`](Self::run_project), with the idea's message made
+    /// by the caller (one with images in its metadata).
+    pub fn run_project_message(&mut self, message: Message) -> MessageRef {
+        self.idea = message.content.clone();
         self.team_changed();
-        let message = Rc::new(Message::new(self.env.world.new_id(), idea));
+        let message = Rc::new(message);
         self.env.publish(message.clone());
         message
     }
@@ -105,7 +111,16 @@ impl Team {
     /// for the model on the person's behalf: their bubble says `shown`
     /// (nothing when it is empty).
     pub fn publish_user_message_shown(&mut self, content: &str, send_to: &[&str], shown: &str) -> MessageRef {
-        let mut message = Message::new(self.env.world.new_id(), content).with_meta(super::message::SHOWN, shown);
+        self.publish_user_message_with(content, send_to, &[(super::message::SHOWN, shown)])
+    }
+
+    /// As [`publish_user_message`](Self::publish_user_message), with
+    /// metadata (what the bubble says, images).
+    pub fn publish_user_message_with(&mut self, content: &str, send_to: &[&str], meta: &[(&str, &str)]) -> MessageRef {
+        let mut message = Message::new(self.env.world.new_id(), content);
+        for (key, value) in meta {
+            message = message.with_meta(*key, *value);
+        }
         if !send_to.is_empty() {
             message = message.to(send_to.iter().copied());
         }

@@ -34,7 +34,18 @@ pub fn estimate_tokens(text: &str) -> u64 {
 
 /// How many tokens a request's turns cost, estimated high.
 pub fn estimate_messages(messages: &[ChatMessage]) -> u64 {
-    messages.iter().map(|m| estimate_tokens(&m.content) + TOKENS_PER_TURN).sum()
+    messages.iter().map(|m| estimate_tokens(&m.content) + TOKENS_PER_TURN + image_tokens(m)).sum()
+}
+
+/// A turn's images, at `core::image`'s estimate each.
+fn image_tokens(message: &ChatMessage) -> u64 {
+    #[cfg(feature = "images")]
+    return message.images.len() as u64 * crate::core::image::TOKENS_PER_IMAGE;
+    #[cfg(not(feature = "images"))]
+    {
+        let _ = message;
+        0
+    }
 }
 
 /// A model's limits, in tokens.

@@ -9,6 +9,7 @@
 
 use leptos::prelude::*;
 
+use super::attach::AttachedImages;
 use super::replay::ReplayButton;
 use super::settings_dialog::SettingsDialogState;
 use super::settings_panel::ProviderFields;
@@ -27,6 +28,9 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
     let notice = RwSignal::new(None::<String>);
     let problems = move || {
         let mut p = shared.settings.with(|s| shared.key.with(|k| s.problems(k)));
+        if let Some(e) = shared.settings.with(|s| shared.attached.refusal(s)) {
+            p.push(e);
+        }
         let chars = idea.with(|i| i.trim().chars().count());
         if chars == 0 {
             p.insert(0, "Type your idea.".into());
@@ -46,7 +50,7 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
         if let Err(e) = settings_store::save(&settings, &key) {
             notice.set(Some(e));
         }
-        lazy::start(shared, settings, key, idea.get_untracked().trim().to_string());
+        lazy::start(shared, settings, key, idea.get_untracked().trim().to_string(), shared.attached.images.get_untracked());
     };
     view! {
         <section class="first-card card" aria-labelledby="first-title" data-testid="first-card">
@@ -68,6 +72,9 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
                 aria-describedby="idea-help"
                 prop:value=idea
                 on:input=move |ev| idea.set(event_target_value(&ev))
+                on:paste=move |ev| { super::attach::Attached::take(shared, &ev); }
+                on:dragover=move |ev| ev.prevent_default()
+                on:drop=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -75,6 +82,7 @@ pub fn FirstCard(idea: RwSignal<String>) -> impl IntoView {
                     }
                 }
             ></textarea>
+            <AttachedImages disabled=Signal::derive(move || shared.running.get())/>
             <div class="row">
                 <button
                     class="primary"

@@ -124,9 +124,11 @@ pub(crate) fn configured(shared: Shared) -> Host {
 }
 
 /// Start a new run of `idea`, kept as a new session when storage works.
-pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
+pub fn start(shared: Shared, settings: Settings, key: String, idea: String, images: Vec<String>) {
     spawn_local(async move {
-        let _ = host(shared).create(&idea, settings, key).await;
+        if host(shared).create_with_images(&idea, &images, settings, key).await.is_ok() {
+            shared.attached.clear();
+        }
         refresh(shared).await;
     });
 }

@@ -102,14 +102,30 @@ async fn load(shared: Shared, say_failure: bool) -> bool {
 }
 
 split! {
+    fn read_images(attached: super::attach::Attached, files: Vec<wasm_bindgen::JsValue>) {
+        super::attach::read(attached, files)
+    }
+}
+
+/// Read the files of a paste, a drop or the file button into the
+/// request's images (see `attach::read`).
+pub fn attach(shared: Shared, files: Vec<wasm_bindgen::JsValue>) {
+    spawn_local(async move {
+        if ensure(shared).await {
+            enter!(read_images(shared.attached, files));
+        }
+    });
+}
+
+split! {
     fn run_panel() -> ViewFn {
         ViewFn::from(|| view! { <super::run_view::RunPanel/> })
     }
 }
 
 split! {
-    fn start_run(shared: Shared, settings: Settings, key: String, idea: String) {
-        sessions::start(shared, settings, key, idea)
+    fn start_run(shared: Shared, settings: Settings, key: String, idea: String, images: Vec<String>) {
+        sessions::start(shared, settings, key, idea, images)
     }
 }
 
@@ -192,10 +208,10 @@ pub async fn act(shared: Shared, action: SessionAction) {
 }
 
 /// Start a new run of `idea` (see `sessions::start`).
-pub fn start(shared: Shared, settings: Settings, key: String, idea: String) {
+pub fn start(shared: Shared, settings: Settings, key: String, idea: String, images: Vec<String>) {
     spawn_local(async move {
         if ensure(shared).await {
-            enter!(start_run(shared, settings, key, idea));
+            enter!(start_run(shared, settings, key, idea, images));
         }
     });
 }

@@ -22,6 +22,7 @@ mod plan_edit;
 mod replay;
 mod role_models;
 mod artifacts;
+mod attach;
 mod run_view;
 mod sessions;
 mod settings_dialog;
@@ -101,6 +102,9 @@ pub struct Shared {
     pub project: RwSignal<lazy_project::ProjectLoad>,
     /// The element picked in the preview, the composer's chip until sent.
     pub picked: RwSignal<Option<crate::core::sandbox::pick::PickedElement>>,
+    /// The images of the request being written (the first card's, then
+    /// the composer's), until it goes.
+    pub attached: attach::Attached,
 }
 
 impl Shared {
@@ -170,6 +174,7 @@ pub fn App() -> impl IntoView {
         share_view: RwSignal::new(None),
         project: RwSignal::new(Default::default()),
         picked: RwSignal::new(None),
+        attached: attach::Attached::new(),
     };
     provide_context(shared);
     settings_dialog::provide();

@@ -195,8 +195,17 @@ fn Row(entry: Entry) -> impl IntoView {
         <article class=class data-live=live.to_string()>
             <div class="avatar" aria-hidden="true">{initial(&entry.role)}</div>
             <div class="bubble">
-                <header><b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}</header>
-                <Markdown text=entry.text.clone() finished=!live/>
+                <header>
+                    <b>{entry.role.clone()}</b>{live.then(|| view! { <span class="live">" typing…"</span> })}
+                    {(entry.kind == EntryKind::Shared).then(|| view! { <span class="from-link">" · from the share link"</span> })}
+                </header>
+                // A shared link's conversation is someone else's words: text.
+                {if entry.kind == EntryKind::Shared {
+                    view! { <p class="shared-line" data-testid="shared-line">{entry.text.clone()}</p> }.into_any()
+                } else {
+                    view! { <Markdown text=entry.text.clone() finished=!live/> }.into_any()
+                }}
+                <super::attach::RequestImages images=entry.images.clone()/>
                 // What the commands did, in words (plain text, never HTML).
                 {(!entry.deeds.is_empty()).then(|| view! {
                     <ul class="deeds" data-testid="deeds">

@@ -122,6 +122,7 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
     }
     let paths: Vec<String> = project.files.keys().cloned().collect();
     let conversation = project.conversation.clone();
+    let with_talk = !conversation.is_empty();
     let title = project.title.clone();
     let stored = StoredValue::new(project);
     let make_copy = move |_| {
@@ -160,17 +161,21 @@ fn SharedProjectView(project: SharedProject) -> impl IntoView {
             <button data-testid="shared-leave" on:click=leave>"Start your own session"</button>
         </div>
         {move || copy_error.get().map(|e| view! { <p class="error" role="alert" data-testid="shared-copy-error">{e}</p> })}
-        {if sandbox.is_some() {
-            view! { <div class="preview-frame" data-testid="shared-preview" node_ref=frame></div> }.into_any()
-        } else {
-            view! { <p class="note">"The sandbox is not available in this browser, so the project's page cannot be shown."</p> }.into_any()
-        }}
-        {(!conversation.is_empty()).then(|| view! {
-            <details class="shared-conversation" data-testid="shared-conversation">
-                <summary>{format!("The conversation ({} entries)", conversation.len())}</summary>
-                <ol>{conversation.into_iter().map(|line| view! { <li><b>{line.who}</b>" "<span class="shared-line">{line.text}</span></li> }).collect_view()}</ol>
-            </details>
-        })}
+        // The page, and beside it (below it on a narrow screen) the
+        // conversation when the link carries one, as text.
+        <div class="shared-body" class:with-talk=with_talk>
+            {if sandbox.is_some() {
+                view! { <div class="preview-frame" data-testid="shared-preview" node_ref=frame></div> }.into_any()
+            } else {
+                view! { <p class="note">"The sandbox is not available in this browser, so the project's page cannot be shown."</p> }.into_any()
+            }}
+            {(!conversation.is_empty()).then(|| view! {
+                <section class="shared-conversation" data-testid="shared-conversation" aria-labelledby="shared-talk" tabindex="0">
+                    <h3 id="shared-talk">{format!("The conversation ({} entries)", conversation.len())}</h3>
+                    <ol>{conversation.into_iter().map(|line| view! { <li><b>{line.who}</b>" "<span class="shared-line">{line.text}</span></li> }).collect_view()}</ol>
+                </section>
+            })}
+        </div>
         <details class="shared-files">
             <summary>{format!("{} files", paths.len())}</summary>
             <ul data-testid="shared-files">{paths.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>

@@ -64,10 +64,13 @@ pub fn Composer() -> impl IntoView {
         let words = text.get_untracked();
         // With a picked element, the request is about it.
         let request = shared.picked.with_untracked(|p| p.as_ref().map(|p| p.request(&words))).unwrap_or(words);
-        match ask_team(shared, Request::Text(request)) {
+        let images = shared.attached.images.get_untracked();
+        let request = if images.is_empty() { Request::Text(request) } else { Request::WithImages(request, images) };
+        match ask_team(shared, request) {
             Ok(()) => {
                 text.set(String::new());
                 shared.picked.set(None);
+                shared.attached.clear();
                 refusal.set(None);
             }
             Err(e) => refusal.set(Some(e)),
@@ -90,6 +93,9 @@ pub fn Composer() -> impl IntoView {
                 disabled=move || !at_rest()
                 prop:value=text
                 on:input=move |ev| text.set(event_target_value(&ev))
+                on:paste=move |ev| { super::attach::Attached::take(shared, &ev); }
+                on:dragover=move |ev| ev.prevent_default()
+                on:drop=move |ev| { super::attach::Attached::take(shared, &ev); }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -97,6 +103,7 @@ pub fn Composer() -> impl IntoView {
                     }
                 }
             ></textarea>
+            <super::attach::AttachedImages disabled=Signal::derive(move || !at_rest())/>
             <div class="row">
                 // While the team works (or a request waits), Send waits; the
                 // status bar's Stop is the one way to stop it.

@@ -6,6 +6,9 @@ pub mod download;
 pub mod edge;
 pub mod fetch;
 pub mod idb;
+/// Images attached to a request (site only).
+#[cfg(feature = "images")]
+pub mod images;
 pub mod idb_store;
 #[cfg(feature = "site")]
 pub mod in_tab;

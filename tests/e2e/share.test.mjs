@@ -107,18 +107,35 @@ test('a share link of the replay opens read-only elsewhere, and Make a copy make
   await page.getByTestId('share-made').filter({ hasText: 'files and the conversation' }).waitFor();
   const withTalk = await page.getByTestId('share-link').inputValue();
   await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-1-link.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('show-project').click();
+  await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-1-link-phone.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   const payload = read(withTalk);
   assert.deepEqual(Object.keys(payload.files).sort(), files, 'the link carries every file');
   assert.ok(payload.conversation.some((l) => l.who === 'Mike' && l.text.includes('Your 2048 game is ready')), 'and the conversation');
   assert.ok(!JSON.stringify(payload).includes('sk-sender'), 'and no key');
   await sender.context.close();
 
+  // A link without the conversation carries none: not on its page, not in its copy.
+  const plain = await openPage(env.browser, link);
+  await plain.page.getByTestId('shared-title').waitFor({ timeout: 15000 });
+  assert.equal(await plain.page.getByTestId('shared-conversation').count(), 0, 'no conversation on the page');
+  await plain.page.getByTestId('shared-copy').click();
+  await plain.page.getByTestId('shared-page').waitFor({ state: 'detached', timeout: 15000 });
+  await plain.page.getByTestId('conversation').waitFor();
+  assert.equal(await plain.page.getByTestId('shared-line').count(), 0, 'no conversation in the copy');
+  assert.deepEqual(plain.problems, []);
+  await plain.context.close();
+
   // A fresh browser opens it: the game plays read-only, in the sandbox.
   const { page: other, context, problems } = await openPage(env.browser, withTalk);
   await other.getByTestId('shared-page').waitFor({ timeout: 15000 });
+  // The conversation, as text, beside the preview.
   const talk = other.getByTestId('shared-conversation');
-  await talk.locator('summary').click();
   assert.match(await talk.textContent(), /Mike .*Your 2048 game is ready/s, 'the conversation, as text');
+  const [preview, beside] = await Promise.all([other.getByTestId('shared-preview').boundingBox(), talk.boundingBox()]);
+  assert.ok(beside.x >= preview.x + preview.width - 1 && beside.y < preview.y + preview.height, `beside the preview: ${JSON.stringify([preview, beside])}`);
   assert.match(await other.getByTestId('shared-title').textContent(), /^Shared with you: /);
   assert.equal(await other.getByTestId('first-card').count(), 0, 'no first card: the page is the shared project');
   assert.equal(await other.getByTestId('edit-file').count(), 0, 'nothing to edit');
@@ -126,6 +143,9 @@ test('a share link of the replay opens read-only elsewhere, and Make a copy make
   await plays(other, frame);
   assert.deepEqual(await axeViolations(other), [], 'axe: the shared page');
   await screenshot(other, 'share-2-opened');
+  await other.setViewportSize({ width: 390, height: 844 });
+  await screenshot(other, 'share-2-opened-phone');
+  await other.setViewportSize({ width: 1280, height: 900 });
 
   // Make a copy: a session of this browser with the same files, no key.
   await other.getByTestId('shared-copy').click();
@@ -136,6 +156,10 @@ test('a share link of the replay opens read-only elsewhere, and Make a copy make
   const rows = other.locator('[data-testid=session]');
   assert.equal(await rows.count(), 1);
   assert.match(await rows.first().textContent(), /\(copy\)/);
+  // The copy keeps the conversation, as text its team never reads.
+  const kept = other.getByTestId('conversation').getByTestId('shared-line');
+  assert.equal(await kept.count(), payload.conversation.length, 'every line the link carried');
+  assert.ok((await kept.allTextContents()).some((t) => t.includes('Your 2048 game is ready')));
   await showSessions(other, false);
   await openSettings(other);
   assert.equal(await other.getByTestId('key').inputValue(), '', 'no key came with the copy');
@@ -199,4 +223,43 @@ test('a project too large for a link is offered as one file, its size said', asy
   await page.getByTestId('files').screenshot({ path: join(screenshotDir, 'share-5-too-large.png') });
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('the one-file app carries the project\'s pictures: <img src> and CSS url() of project files, from file:// offline', async () => {
+  const logo = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#2563eb"/></svg>';
+  const dots = '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3" fill="#f59e0b"/></svg>';
+  const project = {
+    title: 'Logo',
+    idea: 'a page with a logo',
+    files: {
+      'index.html': '<!doctype html><html><head><link rel="stylesheet" href="css/style.css"></head><body><img id="logo" alt="Logo" src="img/logo.svg"><div id="band">band</div></body></html>',
+      'css/style.css': '#band { height: 40px; background: url("../img/dots.svg") repeat; }',
+      'img/logo.svg': logo,
+      'img/dots.svg': dots,
+    },
+  };
+  const link = `${env.site.url}/${fragmentOf(deflateRawSync(Buffer.from(JSON.stringify(project))))}`;
+  const { page, context, problems } = await openPage(env.browser, link);
+  await page.getByTestId('shared-copy').click();
+  await page.getByTestId('shared-page').waitFor({ state: 'detached', timeout: 15000 });
+  await showTab(page, 'code');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('one-file').click()]);
+  const path = join(screenshotDir, 'share-one-file-images.html');
+  await download.saveAs(path);
+  const html = readFileSync(path, 'utf8');
+  assert.ok(!/src="(?!data:)|href="(?!data:)/.test(html), 'the picture and the stylesheet are inlined');
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  const offline = await env.browser.newContext({ offline: true, viewport: { width: 600, height: 300 } });
+  const disk = await offline.newPage();
+  const fetched = [];
+  disk.on('request', (r) => fetched.push(r.url()));
+  await disk.goto(pathToFileURL(path).href);
+  await disk.locator('#logo').waitFor();
+  assert.equal(await disk.locator('#logo').evaluate(async (img) => { await img.decode(); return img.naturalWidth; }), 64, 'the logo shows');
+  assert.match(await disk.locator('#band').evaluate((el) => getComputedStyle(el).backgroundImage), /^url\("data:image\/svg\+xml;/, "the stylesheet's url() is inlined");
+  await disk.screenshot({ path: join(screenshotDir, 'share-one-file-images.png') });
+  assert.deepEqual(fetched.filter((u) => !/^(file|data):/.test(u)), [], 'nothing but the file and its data: URLs');
+  await offline.close();
 });

@@ -194,6 +194,9 @@ impl HostState {
 pub enum Request {
     /// The idea of a team that has none, or a follow-up.
     Text(String),
+    /// As `Text`, with images (`data:` URLs; site only).
+    #[cfg(feature = "images")]
+    WithImages(String, Vec<String>),
     /// A preview error the person sends to be fixed (only a build with a
     /// preview has one: the `sandbox` feature).
     #[cfg(feature = "sandbox")]
@@ -337,7 +340,16 @@ impl<S: ?Sized + Store + MayKeep + 'static> Host<S> {
     /// not start: nothing is lost yet).
     pub async fn create(&self, idea: &str, settings: Settings, key: String) -> Result<(), Note> {
         let inner = &self.inner;
-        let result = inner.create(idea, settings, key).await;
+        let result = inner.create(idea, &[], settings, key).await;
+        inner.noted(result)
+    }
+
+    /// As [`create`](Self::create), with images that go with the idea
+    /// (refused in words when the settings' models take none).
+    #[cfg(feature = "images")]
+    pub async fn create_with_images(&self, idea: &str, images: &[String], settings: Settings, key: String) -> Result<(), Note> {
+        let inner = &self.inner;
+        let result = inner.create(idea, images, settings, key).await;
         inner.noted(result)
     }
 
@@ -553,7 +565,7 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         (!problems.is_empty()).then(|| Refusal::Settings(problems))
     }
 
-    async fn create(self: &Rc<Self>, idea: &str, settings: Settings, key: String) -> Result<(), Note> {
+    async fn create(self: &Rc<Self>, idea: &str, images: &[String], settings: Settings, key: String) -> Result<(), Note> {
         if self.going.get() {
             return Err(Refusal::Busy.into());
         }
@@ -567,6 +579,8 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         if let Some(refusal) = self.blocked() {
             return Err(refusal.into());
         }
+        #[cfg(feature = "images")]
+        crate::core::image_check::check(images, &settings).map_err(Refusal::from)?;
         self.release().await;
         let session = Rc::new(self.edge.session(&settings, &key, self.events()));
         // Shown first: the idea's own events go to the new view.
@@ -574,7 +588,13 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
             Open { session: session.clone(), keeper: None, replay: false, stopped: None, pending: None },
             RunView::default(),
         );
-        session.send(&idea)?;
+        #[cfg(feature = "images")]
+        session.send_with_images(&idea, images)?;
+        #[cfg(not(feature = "images"))]
+        {
+            let _ = images;
+            session.send(&idea)?;
+        }
         if let Some(store) = self.store() {
             let mut kept = SessionSettings::of(&settings);
             kept.key_given = self.key_given.get();
@@ -724,6 +744,13 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         if matches!(&request, Request::Text(text) if text.trim().is_empty()) {
             return Err(SessionError::Empty.into());
         }
+        #[cfg(feature = "images")]
+        if let Request::WithImages(text, images) = &request {
+            if text.trim().is_empty() {
+                return Err(SessionError::Empty.into());
+            }
+            crate::core::image_check::check(images, &self.settings.borrow())?;
+        }
         if let Some(refusal) = self.blocked() {
             self.wait(Pending::Request(request), refusal);
             return Ok(());
@@ -789,6 +816,8 @@ impl<S: ?Sized + Store + MayKeep + 'static> Inner<S> {
         }
         match pending {
             Pending::Request(Request::Text(text)) => session.send(&text)?,
+            #[cfg(feature = "images")]
+            Pending::Request(Request::WithImages(text, images)) => session.send_with_images(&text, &images)?,
             #[cfg(feature = "sandbox")]
             Pending::Request(Request::Fix(error)) => session.fix(&error)?,
             #[cfg(feature = "sandbox")]

@@ -28,6 +28,11 @@ pub enum Refusal {
     Replay,
     #[error("That question is no longer waiting for an answer.")]
     NoQuestion,
+    /// The images cannot go with the request (too many, unreadable, or a
+    /// model not known to take them): said before any call, never a 400.
+    #[cfg(feature = "images")]
+    #[error("{0}")]
+    Images(#[from] crate::core::image::ImageProblem),
     /// The controller refused the request itself (empty, too many fixes).
     #[error("{0}")]
     Session(#[from] SessionError),

@@ -628,6 +628,54 @@ fn titles_are_the_first_line_cut() {
     assert_eq!(title_of(&long).chars().count(), TITLE_CHARS + 1);
 }
 
+/// Images with the idea (site only): refused in words for a model not
+/// known to take them, with nothing made or sent; otherwise they reach
+/// the model as image parts of the person's turn, and the conversation
+/// shows them live, after a reload and from an export imported again.
+#[cfg(feature = "images")]
+#[test]
+fn images_go_with_the_idea_and_stay_with_the_session() {
+    const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==";
+    let mut world = World::new(first_run());
+    // The model names itself as the settings name it (its price is theirs).
+    world.model.scripted = ScriptedLlm::from_texts("gpt-4o-scripted", first_run());
+    let tab = world.tab("tab-1", KEY);
+    let images = vec![PNG.to_string()];
+
+    let refused = world.block(tab.host.create_with_images(IDEA, &images, settings(), KEY.into()));
+    assert_eq!(refused, Err(Note::Refused(Refusal::Images(crate::core::image::ImageProblem::ModelRefuses("scripted".into())))));
+    assert_eq!(tab.host.state().phase, Phase::Empty);
+    assert_eq!(world.model.scripted.calls(), 0, "nothing was sent");
+    let store = world.store.clone();
+    assert!(world.block(store.list_sessions()).unwrap().is_empty());
+
+    let seeing = Settings { preset: "custom".into(), model: "gpt-4o-scripted".into(), ..settings() };
+    world.block(tab.host.create_with_images(IDEA, &images, seeing, KEY.into())).unwrap();
+    world.settle();
+    assert_eq!(tab.host.state().phase, Phase::Done);
+    let with_image: Vec<ChatRequest> = world.model.scripted.requests().into_iter().filter(|r| r.messages.iter().any(|m| m.images == images)).collect();
+    assert!(!with_image.is_empty(), "the image reached the model");
+    let requests = world.model.scripted.requests();
+    assert!(requests.iter().all(|r| r.messages.iter().all(|m| m.images.is_empty() || m.content.contains(IDEA))), "only with the idea's turn");
+    // The team leader's first calls carry it; the request's estimate counts it.
+    assert!(with_image[0].prompt_bytes() >= crate::core::image::TOKENS_PER_IMAGE as usize * 4);
+    let shown = |view: &RunView| view.entries.iter().filter(|e| e.kind == crate::core::view::EntryKind::User).map(|e| e.images.clone()).next();
+    assert_eq!(shown(&tab.page.shown.borrow()), Some(images.clone()), "shown live");
+
+    let id = tab.host.state().session_id.expect("kept");
+    drop(tab);
+    let tab = world.tab("tab-1", KEY);
+    world.block(tab.host.open(&id)).unwrap();
+    assert_eq!(shown(&tab.page.shown.borrow()), Some(images.clone()), "shown after a reload");
+
+    let store = world.store.clone();
+    let exported = world.block(async move { crate::core::store::export_json(&store.load_session(&id).await.unwrap()).unwrap() });
+    let imported = crate::core::store::import_json(&exported).unwrap();
+    let snapshot = imported.snapshot().unwrap().unwrap();
+    let view = RunView::restored(&snapshot, StopReason::Idle);
+    assert_eq!(shown(&view), Some(images), "shown from an export imported again");
+}
+
 /// Issue #33, item 6: each version's bill per role is the same live,
 /// after a reload, and in the export; a request stopped and resumed bills
 /// both runs to its one version.

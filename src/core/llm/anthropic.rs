@@ -249,14 +249,19 @@ fn split_system(request: &ChatRequest) -> (Option<WireSystem>, Vec<WireTurn>) {
         if message.content.trim().is_empty() {
             continue;
         }
-        let block = WireBlockOut { text: message.content.to_string(), cache: Some(index) == stable };
+        let block = WireBlockOut {
+            text: message.content.to_string(),
+            cache: Some(index) == stable,
+            #[cfg(feature = "images")]
+            images: message.images.clone(),
+        };
         match turns.last_mut() {
             Some(last) if last.role == role => last.blocks.push(block),
             _ => turns.push(WireTurn { role, blocks: vec![block] }),
         }
     }
     if turns.first().is_none_or(|t| t.role != "user") {
-        turns.insert(0, WireTurn { role: "user", blocks: vec![WireBlockOut { text: FILLER_USER_TURN.to_owned(), cache: false }] });
+        turns.insert(0, WireTurn { role: "user", blocks: vec![WireBlockOut::filler()] });
     }
     if let Some(block) = turns.last_mut().filter(|t| t.role == "assistant").and_then(|t| t.blocks.last_mut()) {
         block.text.truncate(block.text.trim_end().len());
@@ -315,6 +320,10 @@ struct WireTurn {
 struct WireBlockOut {
     text: String,
     cache: bool,
+    /// The message's images, `data:` URLs, sent before its text (as
+    /// Anthropic advises), so the breakpoint still ends the message.
+    #[cfg(feature = "images")]
+    images: Vec<String>,
 }
 
 /// The system prompt: always a cache breakpoint.
@@ -339,9 +348,43 @@ struct WireTextBlock<'a> {
 }
 
 impl WireBlockOut {
+    fn filler() -> Self {
+        Self {
+            text: FILLER_USER_TURN.to_owned(),
+            cache: false,
+            #[cfg(feature = "images")]
+            images: Vec::new(),
+        }
+    }
+
     fn wire(&self) -> WireTextBlock<'_> {
         WireTextBlock { kind: "text", text: &self.text, cache_control: self.cache.then_some(EPHEMERAL) }
     }
+
+    /// Sent as a plain string: one text, no breakpoint, no image.
+    fn plain(&self) -> bool {
+        #[cfg(feature = "images")]
+        return !self.cache && self.images.is_empty();
+        #[cfg(not(feature = "images"))]
+        !self.cache
+    }
+}
+
+/// A turn's blocks: each message's images (`image` blocks with a base64
+/// `source`), then its text.
+#[cfg(feature = "images")]
+fn wire_blocks(blocks: &[WireBlockOut]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for block in blocks {
+        for image in block.images.iter().filter_map(|url| crate::core::image::parse(url)) {
+            out.push(serde_json::json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": image.media_type, "data": image.base64},
+            }));
+        }
+        out.push(serde_json::to_value(block.wire()).unwrap_or_default());
+    }
+    out
 }
 
 impl Serialize for WireSystem {
@@ -360,7 +403,10 @@ impl Serialize for WireTurn {
         let mut turn = serializer.serialize_struct("WireTurn", 2)?;
         turn.serialize_field("role", self.role)?;
         match self.blocks.as_slice() {
-            [only] if !only.cache => turn.serialize_field("content", &only.text)?,
+            [only] if only.plain() => turn.serialize_field("content", &only.text)?,
+            #[cfg(feature = "images")]
+            blocks => turn.serialize_field("content", &wire_blocks(blocks))?,
+            #[cfg(not(feature = "images"))]
             blocks => turn.serialize_field("content", &blocks.iter().map(WireBlockOut::wire).collect::<Vec<_>>())?,
         }
         turn.end()
@@ -552,6 +598,25 @@ mod tests {
         check(
             r#"{"model":["x"],"content":[{"type":"text","text":3},{"type":"text","text":"ok"}],"stop_reason":1,"usage":{"input_tokens":"4","output_tokens":2}}"#,
             "\"ok\" Stop 0+2 0r0w ",
+        );
+    }
+
+    #[cfg(feature = "images")]
+    #[test]
+    fn writes_images_as_base64_image_blocks_before_the_text() {
+        let mut turn = ChatMessage::user("like this");
+        turn.images = vec!["data:image/jpeg;base64,/9j/4AAQ".to_owned(), "not an image".to_owned()];
+        let request = ChatRequest::new("claude-sonnet-4-5", vec![ChatMessage::system("sys"), turn, ChatMessage::user("# Current plan")]);
+        let body: Value = serde_json::from_str(&build_request("https://api.anthropic.com", None, &request, true).body).unwrap_or_default();
+        // The unreadable one is left out; the breakpoint still ends the
+        // message (its text, after its image).
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([{"role": "user", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"}},
+                {"type": "text", "text": "like this", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "# Current plan"},
+            ]}])
         );
     }
 }

@@ -52,7 +52,7 @@ pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatReques
     let mut system = Vec::new();
     let mut contents: Vec<WireContent> = Vec::new();
     for message in &request.messages {
-        let part = WirePart { text: &message.content };
+        let part = text_part(&message.content);
         let role = match message.role {
             ChatRole::System => {
                 system.push(part);
@@ -61,13 +61,19 @@ pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatReques
             ChatRole::User => "user",
             ChatRole::Assistant => "model",
         };
-        match contents.last_mut() {
-            Some(last) if last.role == role => last.parts.push(part),
-            _ => contents.push(WireContent { role, parts: vec![part] }),
+        if contents.last().is_none_or(|last| last.role != role) {
+            contents.push(WireContent { role, parts: Vec::new() });
+        }
+        if let Some(last) = contents.last_mut() {
+            last.parts.push(part);
+            #[cfg(feature = "images")]
+            last.parts.extend(message.images.iter().filter_map(|url| crate::core::image::parse(url)).map(|image| WirePart::Image {
+                inline_data: WireBlob { mime_type: image.media_type, data: image.base64 },
+            }));
         }
     }
     if contents.is_empty() {
-        contents.push(WireContent { role: "user", parts: vec![WirePart { text: FILLER_USER_TURN }] });
+        contents.push(WireContent { role: "user", parts: vec![text_part(FILLER_USER_TURN)] });
     }
     let body = WireRequest {
         contents,
@@ -217,9 +223,36 @@ struct WireSystem<'a> {
     parts: Vec<WirePart<'a>>,
 }
 
+#[cfg(not(feature = "images"))]
 #[derive(Serialize)]
 struct WirePart<'a> {
     text: &'a str,
+}
+
+#[cfg(not(feature = "images"))]
+fn text_part(text: &str) -> WirePart<'_> {
+    WirePart { text }
+}
+
+/// A part: text, or an image inline (`inline_data`, base64).
+#[cfg(feature = "images")]
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WirePart<'a> {
+    Text { text: &'a str },
+    Image { inline_data: WireBlob<'a> },
+}
+
+#[cfg(feature = "images")]
+fn text_part(text: &str) -> WirePart<'_> {
+    WirePart::Text { text }
+}
+
+#[cfg(feature = "images")]
+#[derive(Serialize)]
+struct WireBlob<'a> {
+    mime_type: &'a str,
+    data: &'a str,
 }
 
 #[derive(Serialize)]
@@ -347,5 +380,22 @@ mod tests {
         let body: Value = serde_json::from_str(&http.body).unwrap_or_default();
         assert_eq!(body["contents"], serde_json::json!([{"role": "user", "parts": [{"text": FILLER_USER_TURN}]}]));
         assert_eq!(body["generationConfig"], serde_json::json!({}));
+    }
+
+    #[cfg(feature = "images")]
+    #[test]
+    fn writes_images_as_inline_data_parts() {
+        let mut turn = ChatMessage::user("like this");
+        turn.images = vec!["data:image/webp;base64,UklGRg==".to_owned()];
+        let request = ChatRequest::new("gemini-2.5-flash", vec![turn, ChatMessage::user("go")]);
+        let body: Value = serde_json::from_str(&build_request(DEFAULT_BASE_URL, None, &request).body).unwrap_or_default();
+        assert_eq!(
+            body["contents"],
+            serde_json::json!([{"role": "user", "parts": [
+                {"text": "like this"},
+                {"inline_data": {"mime_type": "image/webp", "data": "UklGRg=="}},
+                {"text": "go"},
+            ]}])
+        );
     }
 }

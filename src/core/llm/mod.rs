@@ -48,17 +48,38 @@ pub enum ChatRole {
 pub struct ChatMessage {
     pub role: ChatRole,
     pub content: String,
+    /// Images after the text, as `data:` URLs (`core::image`); each codec
+    /// writes them as its provider's image part.
+    #[cfg(feature = "images")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 impl ChatMessage {
+    fn new(role: ChatRole, content: String) -> Self {
+        Self {
+            role,
+            content,
+            #[cfg(feature = "images")]
+            images: Vec::new(),
+        }
+    }
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::System, content: content.into() }
+        Self::new(ChatRole::System, content.into())
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::User, content: content.into() }
+        Self::new(ChatRole::User, content.into())
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: ChatRole::Assistant, content: content.into() }
+        Self::new(ChatRole::Assistant, content.into())
+    }
+
+    /// The images of this turn (none in a build without images).
+    pub fn images(&self) -> &[String] {
+        #[cfg(feature = "images")]
+        return &self.images;
+        #[cfg(not(feature = "images"))]
+        &[]
     }
 }
 
@@ -109,7 +130,17 @@ impl ChatRequest {
     /// [`ChatRequest::prompt_chars`]; otherwise it is larger, which errs on
     /// the side of the budget.
     pub fn prompt_bytes(&self) -> usize {
-        self.messages.iter().map(|m| m.content.len()).sum()
+        self.messages.iter().map(|m| m.content.len()).sum::<usize>() + self.image_bytes()
+    }
+
+    /// What the images weigh in the estimates, in prompt bytes: each
+    /// [`TOKENS_PER_IMAGE`](crate::core::image::TOKENS_PER_IMAGE) at
+    /// [`Usage::estimate`]'s four bytes a token.
+    fn image_bytes(&self) -> usize {
+        #[cfg(feature = "images")]
+        return self.messages.iter().map(|m| m.images.len()).sum::<usize>() * crate::core::image::TOKENS_PER_IMAGE as usize * 4;
+        #[cfg(not(feature = "images"))]
+        0
     }
 }
 

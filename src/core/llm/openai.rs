@@ -21,7 +21,7 @@ use super::retry::{error_from_event_data, error_from_payload};
 use super::framing::{EventDecoder, EventStream};
 use super::sse::SseEvent;
 use crate::core::ordered_json::OrderedJson;
-use super::{ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
+use super::{ChatMessage, ChatRequest, ChatRole, Completion, FinishReason, LlmError, StreamEvent, Usage};
 
 /// The OpenAI chat-completions protocol, spoken by every OpenAI-compatible
 /// server (Ollama, LM Studio, OpenRouter, Groq, DeepSeek, Gemini's
@@ -51,7 +51,7 @@ pub fn build_request(base_url: &str, api_key: Option<&str>, request: &ChatReques
         messages: request
             .messages
             .iter()
-            .map(|m| WireMessage { role: role_name(m.role), content: &m.content })
+            .map(|m| WireMessage { role: role_name(m.role), content: wire_content(m) })
             .collect(),
         stream,
         stream_options: stream.then_some(StreamOptions { include_usage: true }),
@@ -286,7 +286,40 @@ struct WireRequest<'a> {
 #[derive(Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    content: WireContent<'a>,
+}
+
+/// A turn's content: its text (a build without images has nothing else).
+#[cfg(not(feature = "images"))]
+type WireContent<'a> = &'a str;
+
+#[cfg(not(feature = "images"))]
+fn wire_content(m: &ChatMessage) -> WireContent<'_> {
+    &m.content
+}
+
+/// A turn's content: its text, or with images the parts array, text first
+/// and each image an `image_url` part holding its `data:` URL.
+#[cfg(feature = "images")]
+struct WireContent<'a>(&'a ChatMessage);
+
+#[cfg(feature = "images")]
+fn wire_content(m: &ChatMessage) -> WireContent<'_> {
+    WireContent(m)
+}
+
+#[cfg(feature = "images")]
+impl Serialize for WireContent<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde_json::json;
+        let m = self.0;
+        if m.images.is_empty() {
+            return serializer.serialize_str(&m.content);
+        }
+        let text = json!({"type": "text", "text": m.content});
+        let images = m.images.iter().map(|url| json!({"type": "image_url", "image_url": {"url": url}}));
+        serializer.collect_seq(std::iter::once(text).chain(images))
+    }
 }
 
 #[derive(Serialize)]
@@ -413,6 +446,27 @@ mod tests {
         check(
             r#"{"error":{"message":"quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
             "err NoCredit { message: \"quota\" }",
+        );
+    }
+
+    #[cfg(feature = "images")]
+    #[test]
+    fn writes_images_as_image_url_parts() {
+        let png = "data:image/png;base64,iVBORw0KGgo=";
+        let mut turn = ChatMessage::user("make it look like this");
+        turn.images = vec![png.to_owned()];
+        let request = ChatRequest::new("gpt-4o", vec![ChatMessage::system("sys"), turn, ChatMessage::assistant("ok")]);
+        let body: Value = serde_json::from_str(&build_request("https://api.openai.com/v1", None, &request, true).body).unwrap_or_default();
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "make it look like this"},
+                    {"type": "image_url", "image_url": {"url": png}},
+                ]},
+                {"role": "assistant", "content": "ok"},
+            ])
         );
     }
 }

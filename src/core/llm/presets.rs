@@ -11,6 +11,29 @@ use super::codec::Codec;
 use super::gemini::Gemini;
 use super::openai::OpenAi;
 
+/// A preset's wire protocol, as plain data. Its codec is reached only
+/// through [`Protocol::codec`], which the client's configuration calls (the
+/// run module): a table of `&dyn Codec` would be read by the start-up
+/// module (Settings lists the presets) and carry every codec's request
+/// writing and stream decoding there through their vtables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl Protocol {
+    /// The codec that speaks this protocol.
+    pub fn codec(self) -> &'static dyn Codec {
+        match self {
+            Protocol::OpenAi => &OpenAi,
+            Protocol::Anthropic => &Anthropic,
+            Protocol::Gemini => &Gemini,
+        }
+    }
+}
+
 /// One provider choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Preset {
@@ -19,7 +42,7 @@ pub struct Preset {
     /// What the user sees.
     pub label: &'static str,
     /// The codec of its wire protocol.
-    pub protocol: &'static dyn Codec,
+    pub protocol: Protocol,
     /// The base URL the codec appends its path to; empty for "custom".
     pub base_url: &'static str,
     /// A model to start with; empty when only the user can know it.
@@ -38,7 +61,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openai",
         label: "OpenAI",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.openai.com/v1",
         default_model: "gpt-4o-mini",
         needs_key: true,
@@ -48,7 +71,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "anthropic",
         label: "Anthropic",
-        protocol: &Anthropic,
+        protocol: Protocol::Anthropic,
         base_url: "https://api.anthropic.com",
         default_model: "claude-3-5-haiku-20241022",
         needs_key: true,
@@ -58,7 +81,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openrouter",
         label: "OpenRouter",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://openrouter.ai/api/v1",
         default_model: "openai/gpt-4o-mini",
         needs_key: true,
@@ -68,7 +91,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "groq",
         label: "Groq",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.groq.com/openai/v1",
         default_model: "llama-3.3-70b-versatile",
         needs_key: true,
@@ -78,7 +101,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "deepseek",
         label: "DeepSeek",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://api.deepseek.com",
         default_model: "deepseek-chat",
         needs_key: true,
@@ -88,7 +111,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "google",
         label: "Google Gemini",
-        protocol: &Gemini,
+        protocol: Protocol::Gemini,
         base_url: "https://generativelanguage.googleapis.com/v1beta",
         default_model: "gemini-2.5-flash",
         needs_key: true,
@@ -100,7 +123,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "gemini",
         label: "Google Gemini (OpenAI-compatible)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
         default_model: "gemini-2.0-flash",
         needs_key: true,
@@ -110,7 +133,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "ollama",
         label: "Ollama (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:11434/v1",
         default_model: "llama3.2",
         needs_key: false,
@@ -120,7 +143,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "lmstudio",
         label: "LM Studio (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:1234/v1",
         default_model: "",
         needs_key: false,
@@ -130,7 +153,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "llamacpp",
         label: "llama.cpp server (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:8080/v1",
         default_model: "",
         needs_key: false,
@@ -140,7 +163,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "vllm",
         label: "vLLM (local)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:8000/v1",
         default_model: "",
         needs_key: false,
@@ -150,7 +173,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "litellm",
         label: "LiteLLM proxy",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "http://localhost:4000",
         default_model: "",
         needs_key: false,
@@ -164,7 +187,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "intab",
         label: "In this tab (no key, no account)",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: super::in_tab::BASE_URL,
         default_model: "",
         needs_key: false,
@@ -174,7 +197,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "custom",
         label: "Custom OpenAI-compatible URL",
-        protocol: &OpenAi,
+        protocol: Protocol::OpenAi,
         base_url: "",
         default_model: "",
         needs_key: false,
@@ -186,6 +209,48 @@ pub const PRESETS: &[Preset] = &[
 /// The preset with this id.
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The models known to take images, per preset: the prefixes of their
+/// names (after any `vendor/` of a router). A preset with no row takes
+/// none (DeepSeek, the model in the tab); a model that matches no prefix
+/// is not sent images, so a person hears it before a call, never a 400.
+/// Local servers and custom URLs are known by the model families that
+/// take images there.
+#[cfg(feature = "images")]
+const IMAGE_MODELS: &[(&str, &[&str])] = {
+    const OPENAI: &[&str] = &["gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "gpt-4-turbo"];
+    const CLAUDE: &[&str] = &["claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "claude-4"];
+    const GEMINI: &[&str] = &["gemini-1.5", "gemini-2", "gemini-3", "gemma-3"];
+    const LOCAL: &[&str] = &[
+        "gpt-4o", "gpt-4.1", "gpt-5", "claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "gemini-", "llava", "bakllava",
+        "llama3.2-vision", "llama-3.2-11b-vision", "llama-3.2-90b-vision", "llama-4", "llama4", "qwen2.5vl", "qwen2.5-vl", "qwen2-vl", "qwen3-vl",
+        "gemma3", "gemma-3", "pixtral", "mistral-small3.1", "mistral-small-3.1", "minicpm-v", "moondream", "granite3.2-vision",
+    ];
+    &[
+        ("openai", OPENAI),
+        ("anthropic", CLAUDE),
+        ("openrouter", LOCAL),
+        ("groq", &["meta-llama/llama-4", "llama-4"]),
+        ("google", GEMINI),
+        ("gemini", GEMINI),
+        ("ollama", LOCAL),
+        ("lmstudio", LOCAL),
+        ("llamacpp", LOCAL),
+        ("vllm", LOCAL),
+        ("litellm", LOCAL),
+        ("custom", LOCAL),
+    ]
+};
+
+/// Whether `model` through preset `preset_id` is known to take images.
+#[cfg(feature = "images")]
+pub fn accepts_images(preset_id: &str, model: &str) -> bool {
+    let model = model.trim().to_ascii_lowercase();
+    let Some((_, prefixes)) = IMAGE_MODELS.iter().find(|(id, _)| *id == preset_id) else { return false };
+    let bare = model.rsplit('/').next().unwrap_or(&model);
+    // `o1-mini` and `o3-mini` read text only.
+    prefixes.iter().any(|p| model.starts_with(p) || bare.starts_with(p)) && !(bare.starts_with("o1-mini") || bare.starts_with("o3-mini"))
 }
 
 /// The hint for [`LlmError::Blocked`](super::LlmError::Blocked): the preset's
@@ -213,6 +278,39 @@ mod tests {
             assert_eq!(p.base_url.trim_end_matches('/'), p.base_url, "{}", p.id);
             assert!(p.id == "custom" || p.base_url.starts_with("http"), "{}", p.id);
             assert!(!p.cors_hint.is_empty(), "{}", p.id);
+        }
+    }
+
+    #[cfg(feature = "images")]
+    #[test]
+    fn which_models_take_images() {
+        let cases = [
+            ("openai", "gpt-4o-mini", true),
+            ("openai", "gpt-4.1", true),
+            ("openai", "o3-mini", false),
+            ("openai", "gpt-3.5-turbo", false),
+            ("anthropic", "claude-3-5-haiku-20241022", true),
+            ("anthropic", "claude-sonnet-4-5", true),
+            ("anthropic", "claude-2.1", false),
+            ("openrouter", "openai/gpt-4o-mini", true),
+            ("openrouter", "deepseek/deepseek-chat", false),
+            ("groq", "llama-3.3-70b-versatile", false),
+            ("groq", "meta-llama/llama-4-scout-17b-16e-instruct", true),
+            ("deepseek", "deepseek-chat", false),
+            ("google", "gemini-2.5-flash", true),
+            ("ollama", "llava:13b", true),
+            ("ollama", "llama3.2", false),
+            ("custom", "GPT-4o-e2e", true),
+            ("custom", "text-only", false),
+            ("intab", "gpt-4o", false),
+            ("nonesuch", "gpt-4o", false),
+        ];
+        for (preset, model, takes) in cases {
+            assert_eq!(accepts_images(preset, model), takes, "{preset} {model}");
+        }
+        // Every row names a preset.
+        for (id, _) in IMAGE_MODELS {
+            assert!(preset(id).is_some(), "{id}");
         }
     }
 

@@ -161,7 +161,14 @@ impl RoleZero {
                 if m.sent_from == role.spec.name && m.role == MsgRole::Assistant {
                     ChatMessage::assistant(content)
                 } else if m.sent_from.is_empty() || m.sent_from == role.spec.name {
-                    ChatMessage::user(content)
+                    #[allow(unused_mut)]
+                    let mut turn = ChatMessage::user(content);
+                    // The person's images, for the roles that work from them.
+                    #[cfg(feature = "images")]
+                    if crate::core::image::SEEN_BY.contains(&role.spec.profile.as_str()) {
+                        turn.images = m.images();
+                    }
+                    turn
                 } else {
                     ChatMessage::user(format!("[Message] from {}: {}", m.sent_from, content))
                 }

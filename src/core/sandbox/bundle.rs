@@ -15,9 +15,11 @@
 //!
 //! This is text rewriting, not an HTML or JavaScript parser: it finds
 //! `<script …>` and `<link …>` tags and the string after `import`/`from`,
-//! skipping comments and other strings. Absolute URLs (`https:`), `url()`
-//! inside CSS and fetches of project files are left alone (the sandbox has
-//! no network, so they fail visibly in its console).
+//! skipping comments and other strings. `<img src>` and CSS `url()`s (in
+//! stylesheets, `<style>` and imported CSS) that name project files
+//! become `data:` URLs too (a picture, a font); absolute URLs (`https:`)
+//! and fetches of project files are left alone (the sandbox has no
+//! network, so they fail visibly in its console).
 
 use std::collections::BTreeMap;
 
@@ -200,6 +202,7 @@ pub fn project_document(project: &Project, prelude: &str) -> Result<PreviewDoc, 
         let target = match name.as_str() {
             "script" => Some(("src", attr(tag, "type").is_some_and(|(_, t)| t.trim().eq_ignore_ascii_case("module")))),
             "link" if attr(tag, "rel").is_some_and(|(_, r)| r.split_whitespace().any(|w| w.eq_ignore_ascii_case("stylesheet"))) => Some(("href", false)),
+            "img" => Some(("src", false)),
             _ => None,
         };
         let rewritten = target.and_then(|(key, module)| {
@@ -226,7 +229,11 @@ pub fn project_document(project: &Project, prelude: &str) -> Result<PreviewDoc, 
                 }
             } else {
                 doc.included.push(path.clone());
-                data_url(if key == "href" { "text/css" } else { "text/javascript" }, &files[&path])
+                match name.as_str() {
+                    "link" => data_url("text/css", &inline_css_urls(&files[&path], &parent_dir(&path), files)),
+                    "img" => data_url(mime_of(&path), &files[&path]),
+                    _ => data_url("text/javascript", &files[&path]),
+                }
             };
             Some(format!("{}\"{url}\"{}", &tag[..span.0], &tag[span.1..]))
         });
@@ -249,9 +256,13 @@ pub fn project_document(project: &Project, prelude: &str) -> Result<PreviewDoc, 
             }
             at = close;
         } else if name == "script" || name == "style" {
-            // Raw text: copied as it is, never read as tags.
+            // Raw text: copied as it is (a style's `url()`s inlined), never read as tags.
             let close = lower[at..].find(&format!("</{name}")).map_or(source.len(), |i| at + i);
-            doc.html.push_str(&source[at..close]);
+            if name == "style" {
+                doc.html.push_str(&inline_css_urls(&source[at..close], &dir, files));
+            } else {
+                doc.html.push_str(&source[at..close]);
+            }
             at = close;
         }
     }
@@ -426,7 +437,7 @@ impl<'p> Linker<'p> {
         } else if query == "url" || (!is_script(file) && !file.ends_with(".css") && !file.ends_with(".json")) {
             format!("export default {};\n", json_string(&data_url(mime_of(file), source)))
         } else if file.ends_with(".css") {
-            css_module(file, source)
+            css_module(file, &inline_css_urls(source, &parent_dir(file), &self.project.files))
         } else if file.ends_with(".json") {
             match serde_json::from_str::<serde_json::Value>(source) {
                 Ok(value) => format!("export default {value};\n"),
@@ -558,6 +569,28 @@ fn css_module(path: &str, css: &str) -> String {
     )
 }
 
+/// `css` (of a file in `dir`) with each `url()` that names a project file
+/// replaced by its `data:` URL; others (absolute, `data:`, `#fragment`,
+/// missing files) as written.
+fn inline_css_urls(css: &str, dir: &str, files: &FileMap) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(open) = rest.to_ascii_lowercase().find("url(") {
+        let body_start = open + 4;
+        let Some(close) = rest[body_start..].find(')').map(|i| body_start + i) else { break };
+        let value = rest[body_start..close].trim().trim_matches(|c| c == '"' || c == '\'');
+        let path = (!value.starts_with('#')).then(|| resolve_file(dir, value)).flatten().filter(|p| files.contains_key(p));
+        out.push_str(&rest[..body_start]);
+        match path {
+            Some(path) => out.push_str(&format!("\"{}\"", data_url(mime_of(&path), &files[&path]))),
+            None => out.push_str(&rest[body_start..close]),
+        }
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn mime_of(path: &str) -> &'static str {
     match path.rsplit('.').next().unwrap_or_default().to_ascii_lowercase().as_str() {
         "svg" => "image/svg+xml",
@@ -565,6 +598,10 @@ fn mime_of(path: &str) -> &'static str {
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",
         "webp" => "image/webp",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "ttf" => "font/ttf",
+        "otf" => "font/otf",
         "css" => "text/css",
         "html" | "htm" => "text/html",
         "json" => "application/json",

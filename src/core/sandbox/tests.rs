@@ -536,3 +536,43 @@ fn the_one_file_app_inlines_project_files_and_packages_without_the_sandbox_s_bri
     declared.files.insert("index.html".into(), "<html><head><meta charset=\"utf-8\"></head><body></body></html>".into());
     assert_eq!(single_file(&declared).unwrap().html, "<html><head><meta charset=\"utf-8\"></head><body></body></html>");
 }
+
+#[test]
+fn the_one_file_app_inlines_images_and_css_urls_of_project_files() {
+    use super::bundle::single_file;
+    const LOGO: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"8\"><rect width=\"8\" height=\"8\" fill=\"red\"/></svg>";
+    const FONT: &str = "wOF2-not-really";
+    let project = files(&[
+        (
+            "index.html",
+            "<html><head><link rel=\"stylesheet\" href=\"css/style.css\"><style>h1 { background: url('img/logo.svg') }</style></head>\
+             <body><img alt=\"logo\" src=\"img/logo.svg\"><img src=\"https://example.com/x.png\"><img src=\"img/gone.png\">\
+             <script type=\"module\" src=\"main.js\"></script></body></html>",
+        ),
+        ("css/style.css", "@font-face { font-family: F; src: url(../fonts/f.woff2) } body { background: url(\"../img/logo.svg\") } a { background: url(data:image/png;base64,AA==) } b { mask: url(#m) }"),
+        ("main.js", "import './css/more.css';\n"),
+        ("css/more.css", "p { background: url(../img/logo.svg) }"),
+        ("img/logo.svg", LOGO),
+        ("fonts/f.woff2", FONT),
+    ]);
+    let doc = single_file(&super::bundle::Project::plain(project)).unwrap();
+    let logo = format!("data:image/svg+xml;charset=utf-8;base64,{}", super::base64::encode(LOGO.as_bytes()));
+    // <img src> of a project file: its data: URL; others as written.
+    assert!(doc.html.contains(&format!("<img alt=\"logo\" src=\"{logo}\">")), "{}", doc.html);
+    assert!(doc.html.contains("<img src=\"https://example.com/x.png\">"));
+    assert_eq!(doc.missing, ["img/gone.png"], "a missing picture is said");
+    // A <style>'s url(), relative to the page.
+    assert!(doc.html.contains(&format!("h1 {{ background: url(\"{logo}\") }}")), "{}", doc.html);
+    // The stylesheet's, relative to its own folder: the font and the picture;
+    // a data: URL and a fragment as written.
+    let refs = references(&doc.html);
+    let css = decode(refs.iter().find(|r| r.starts_with("data:text/css")).unwrap());
+    let font = format!("data:font/woff2;charset=utf-8;base64,{}", super::base64::encode(FONT.as_bytes()));
+    assert_eq!(
+        css,
+        format!("@font-face {{ font-family: F; src: url(\"{font}\") }} body {{ background: url(\"{logo}\") }} a {{ background: url(data:image/png;base64,AA==) }} b {{ mask: url(#m) }}")
+    );
+    // CSS a module imports, too.
+    let main = decode(refs.iter().find(|r| r.starts_with("data:text/javascript")).unwrap());
+    assert!(decode(&main[main.find("data:").unwrap()..main.rfind('\'').unwrap()]).contains(&format!("url(\\\"{logo}\\\")")), "{main}");
+}

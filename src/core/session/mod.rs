@@ -274,24 +274,50 @@ impl Session {
             return Err(SessionError::Empty);
         }
         if !self.has_started() {
-            return self.start(text);
+            let mut team = self.idle_team()?;
+            self.start(&mut team, text);
+            team.run_project(text);
+            return Ok(());
         }
         self.request(RequestKind::FollowUp, text, |kind, version, files, plan, notes| request::follow_up(kind, text, version, files, plan, notes))
+            .map(|(routed, mut team)| routed.publish(&mut team))
     }
 
-    /// The first request: published to everyone, as MetaGPT's idea is.
-    fn start(&self, idea: &str) -> Result<(), SessionError> {
-        let mut team = self.idle_team()?;
+    /// As [`send`](Self::send), with images (`data:` URLs, checked by
+    /// `core::image_check::check`), which the request's message keeps.
+    #[cfg(feature = "images")]
+    pub fn send_with_images(&self, text: &str, images: &[String]) -> Result<(), SessionError> {
+        let text = text.trim();
+        if images.is_empty() {
+            return self.send(text);
+        }
+        if text.is_empty() {
+            return Err(SessionError::Empty);
+        }
+        let images = images.join("\n");
+        if !self.has_started() {
+            let mut team = self.idle_team()?;
+            self.start(&mut team, text);
+            let message = crate::core::message::Message::new(team.env.world.new_id(), text).with_meta(crate::core::image::IMAGES, images);
+            team.run_project_message(message);
+            return Ok(());
+        }
+        self.request(RequestKind::FollowUp, text, |kind, version, files, plan, notes| request::follow_up(kind, text, version, files, plan, notes))
+            .map(|(routed, mut team)| routed.publish_with_images(&mut team, &images))
+    }
+
+    /// The first request opens the project's first version; the caller
+    /// publishes it to everyone, as MetaGPT's idea is.
+    fn start(&self, team: &mut Team, idea: &str) {
         let spent = Spend::of(&team.ledger.borrow().total());
         self.project.borrow_mut().open(RequestKind::Idea, idea, spent);
-        team.run_project(idea);
-        Ok(())
     }
 
     /// An error of the running preview, sent to the engineer to fix.
     pub fn fix(&self, error: &ConsoleLine) -> Result<(), SessionError> {
         let summary = request::error_summary(error);
         self.request(RequestKind::Fix, &summary, |kind, _, files, _, notes| request::Routed::fix(kind, &fix_text(error, files), &summary, notes))
+            .map(|(routed, mut team)| routed.publish(&mut team))
     }
 
     /// The automatic modes (kept with the session, so saved with it).
@@ -318,13 +344,15 @@ impl Session {
         Ok(())
     }
 
+    /// Close the open request, open one of `kind` and route it; the
+    /// caller publishes it into the team it is handed.
     fn request(
         &self,
         kind: RequestKind,
         shown: &str,
         route: impl FnOnce(TeamKind, Option<String>, &ProjectFiles, Option<&Plan>, Vec<String>) -> request::Routed,
-    ) -> Result<(), SessionError> {
-        let mut team = self.idle_team()?;
+    ) -> Result<(request::Routed, std::cell::RefMut<'_, Team>), SessionError> {
+        let team = self.idle_team()?;
         let spent = Spend::of(&team.ledger.borrow().total());
         let mut project = self.project.borrow_mut();
         // An unfinished request ends here, in a version of what it made.
@@ -339,8 +367,7 @@ impl Session {
         drop(plan);
         project.open(kind, shown, spent);
         drop(project);
-        routed.publish(&mut team);
-        Ok(())
+        Ok((routed, team))
     }
 
     /// The team, borrowed, when it is not at work.

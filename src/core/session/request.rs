@@ -58,6 +58,13 @@ impl Routed {
             team.publish_user_message_shown(&self.content, &[], &self.shown);
         }
     }
+
+    /// As [`publish`](Self::publish), the person's images with it (a fix
+    /// has none, so this is a request to everyone).
+    #[cfg(feature = "images")]
+    pub(super) fn publish_with_images(self, team: &mut Team, images: &str) {
+        team.publish_user_message_with(&self.content, &[], &[(SHOWN, &self.shown), (crate::core::image::IMAGES, images)]);
+    }
 }
 
 /// A follow-up request about the project as it stands, which is

@@ -73,6 +73,22 @@ pub struct ProjectLog {
     /// reopened session shows them where they were.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<ShownError>,
+    /// The conversation a share link carried into this copy of its
+    /// project (`SharedProject::copy_document`): text the conversation
+    /// shows above everything else, and that no role ever reads (it is in
+    /// no history and no memory: a link cannot write the team's memory).
+    #[cfg(feature = "site")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<SharedLine>,
+}
+
+/// One entry of a conversation a share link carries (`core::share`):
+/// who, and what they said or did, as text.
+#[cfg(feature = "site")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedLine {
+    pub who: String,
+    pub text: String,
 }
 
 /// How many errors a session keeps for its conversation: enough for every

@@ -20,6 +20,9 @@ pub struct Entry {
     pub deeds: Vec<String>,
     /// Still streaming.
     pub live: bool,
+    /// The person's images with this request (`data:` URLs; site only).
+    #[cfg(feature = "images")]
+    pub images: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,6 +43,10 @@ pub enum EntryKind {
     /// messages of its history): shown folded, under [`summary_label`].
     #[cfg(feature = "site")]
     Summary { covered: u32 },
+    /// A line of the conversation a share link carried into a copy: shown
+    /// as plain text, first, and read by no role.
+    #[cfg(feature = "site")]
+    Shared,
 }
 
 /// The one line a folded summary shows.
@@ -66,6 +73,8 @@ impl EntryKind {
             EntryKind::Error => "error",
             #[cfg(feature = "site")]
             EntryKind::Summary { .. } => "summary",
+            #[cfg(feature = "site")]
+            EntryKind::Shared => "shared",
         }
     }
 }

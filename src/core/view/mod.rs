@@ -166,7 +166,11 @@ impl RunView {
                         None => shown_of_legacy(&message.content).unwrap_or(&message.content),
                     };
                     if !text.is_empty() {
-                        self.push("You", EntryKind::User, text.to_string());
+                        let _i = self.push("You", EntryKind::User, text.to_string());
+                        #[cfg(feature = "images")]
+                        {
+                            self.entries[_i].images = message.images();
+                        }
                     }
                 } else {
                     let to_all = message.send_to.iter().any(|a| a == super::message::ALL);
@@ -285,7 +289,17 @@ impl RunView {
 
     pub(crate) fn push(&mut self, role: &str, kind: EntryKind, text: String) -> usize {
         self.next_id += 1;
-        self.entries.push(Entry { id: self.next_id, role: role.to_string(), kind, text, commands: None, deeds: Vec::new(), live: false });
+        self.entries.push(Entry {
+            id: self.next_id,
+            role: role.to_string(),
+            kind,
+            text,
+            commands: None,
+            deeds: Vec::new(),
+            live: false,
+            #[cfg(feature = "images")]
+            images: Vec::new(),
+        });
         self.entries.len() - 1
     }
 }

@@ -54,6 +54,12 @@ impl RunView {
         }
         let mut shown: SortedSet<MessageId> = SortedSet::new();
         let mut errors = snapshot.project.errors.iter().peekable();
+        // The conversation a share link carried into this copy, before
+        // anything the copy's own team said.
+        #[cfg(feature = "site")]
+        for line in &snapshot.project.shared {
+            view.push(&line.who, EntryKind::Shared, line.text.clone());
+        }
         for (&id, message) in &by_id {
             while let Some(error) = errors.next_if(|e| e.after < id.0) {
                 view.push_error(error);
