@@ -11,8 +11,9 @@
 //! The module is fetched when the Project side is first shown (beside the
 //! first run, whose answers do not wait for it), or by the first sandbox
 //! call or share link. A failed fetch is said in words in the tab, with
-//! "Try again"; a sandbox call made meanwhile fails as the sandbox failing
-//! (its code could not be loaded), which the team reads as a tool error.
+//! "Try again"; a sandbox call waits for the fetch, and fails as the
+//! sandbox failing (its code could not be loaded) only when the fetch
+//! does, which the team reads as a tool error.
 //!
 //! Not here: what a tab shows (their own files) or any rule of a session.
 
